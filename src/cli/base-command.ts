@@ -1,0 +1,56 @@
+// Base class for every command: error handling, exit codes, colour policy, report emission.
+// Commands stay thin: parse flags, call one app/core function, hand the result to a renderer.
+import {Command, Errors} from '@oclif/core'
+import type {Report, Severity} from '../core/model/report.js'
+import {NodeDoctorError} from '../errors.js'
+import {ExitCode, exitCodeForReport} from '../exit-codes.js'
+import {type OutputFormat, renderReport} from '../render/index.js'
+
+export abstract class BaseCommand extends Command {
+  /** Whether ANSI colour may be used on stdout. */
+  protected useColor(noColorFlag: boolean | undefined, stream: NodeJS.WriteStream = process.stdout): boolean {
+    if (noColorFlag) return false
+    if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false
+    return Boolean(stream.isTTY)
+  }
+
+  /** Renders the report to stdout and sets the exit code from the shared table. */
+  protected emitReport(
+    report: Report,
+    flags: {output?: string; json?: boolean; 'fail-on'?: string; 'no-color'?: boolean},
+  ): void {
+    const format = (flags.json ? 'json' : (flags.output ?? 'table')) as OutputFormat
+    const color = (format === 'table' || format === 'wide') && this.useColor(flags['no-color'])
+    const text = renderReport(report, format, {color, width: process.stdout.columns})
+    process.stdout.write(text)
+    process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity)
+  }
+
+  /** Writes a line to stderr (progress, notes). */
+  protected note(message: string): void {
+    process.stderr.write(message + '\n')
+  }
+
+  protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
+    if (err instanceof NodeDoctorError) {
+      process.stderr.write(`error: ${err.message}\n`)
+      if (err.hint) process.stderr.write(`  ${err.hint}\n`)
+      process.exitCode = err.exitCode
+      return
+    }
+    // oclif's own errors: flag parsing and validation failures are usage errors.
+    if (err instanceof Errors.CLIError) {
+      const oclifExit = (err as Errors.CLIError).oclif?.exit
+      if (oclifExit === 0) return
+      process.stderr.write(`error: ${err.message}\n`)
+      process.stderr.write(`  See 'kubectl node-doctor ${this.id?.replaceAll(':', ' ') ?? ''} --help'.\n`)
+      process.exitCode = ExitCode.USAGE
+      return
+    }
+    if ((err as {code?: string}).code === 'EPIPE') return
+    process.stderr.write(`error: internal error: ${err.message}\n`)
+    if (process.env.NODE_DOCTOR_DEBUG) process.stderr.write(`${err.stack}\n`)
+    process.stderr.write('  This is a bug in node-doctor; please report it with the command you ran (NODE_DOCTOR_DEBUG=1 shows the stack).\n')
+    process.exitCode = ExitCode.INTERNAL
+  }
+}

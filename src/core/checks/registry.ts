@@ -1,0 +1,14 @@
+// Every check node-doctor knows, in catalog order. Each area contributes its own list.
+import type {Check, CheckSpec} from './types.js'
+
+const ALL: Check[] = []
+
+export const CHECKS: readonly Check[] = ALL
+
+/** Catalog entries, for `checks` and `explain`. */
+export const CATALOG: readonly CheckSpec[] = ALL.map((c) => c.spec)
+
+export function findCheck(id: string): Check | undefined {
+  const wanted = id.toUpperCase()
+  return CHECKS.find((c) => c.spec.id === wanted)
+}

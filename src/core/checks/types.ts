@@ -1,0 +1,66 @@
+// Checks: the catalog entry (data, shown by `checks` and `explain`) and the pure logic over snapshots.
+import type {Area, Finding, Severity, Subject} from '../model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
+
+/** A catalog entry. Ids are stable and never reused. */
+export interface CheckSpec {
+  /** Stable id, e.g. `IPT-001`, `KUBELET-010`. */
+  id: string
+  area: Area
+  /** Default severity of the findings this check raises. */
+  severity: Severity
+  /** One line, shown in `checks`. */
+  title: string
+  /** What the check looked at (artifacts, objects, fields). */
+  looksAt: string
+  /** Why it matters. */
+  why: string
+  /** What to do about it. */
+  remedy: string
+  /** Snapshot inputs the check needs (artifact ids or `cluster:<resource>`); missing ones skip the check. */
+  requires: string[]
+}
+
+/** What a check hands back for each problem; the runner fills in id, node, area and the defaults from the spec. */
+export interface FindingDraft {
+  message: string
+  subject: Subject
+  evidence?: string[]
+  severity?: Severity
+  remedy?: string
+  group?: string
+}
+
+export type CheckOutcome =
+  | {status: 'passed'}
+  | {status: 'failed'; findings: FindingDraft[]}
+  | {status: 'skipped'; reason: string}
+
+export interface CheckContext {
+  cluster: ClusterSnapshot
+  node: NodeSnapshot
+}
+
+export interface Check {
+  spec: CheckSpec
+  /** Pure: no I/O, no clock. Must not throw for any snapshot content; a throw is recorded as a bug. */
+  run(ctx: CheckContext): CheckOutcome
+}
+
+/** Turns drafts into findings for one node. */
+export function toFindings(spec: CheckSpec, node: string, drafts: FindingDraft[]): Finding[] {
+  return drafts.map((d) => {
+    const f: Finding = {
+      id: spec.id,
+      node,
+      area: spec.area,
+      severity: d.severity ?? spec.severity,
+      message: d.message,
+      subject: d.subject,
+      evidence: d.evidence ?? [],
+      remedy: d.remedy ?? spec.remedy,
+    }
+    if (d.group !== undefined) f.group = d.group
+    return f
+  })
+}

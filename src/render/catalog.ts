@@ -1,0 +1,53 @@
+// Renders the check catalog (`checks`) and one entry (`explain`).
+import {Chalk} from 'chalk'
+import Table from 'cli-table3'
+import {stringify} from 'yaml'
+import type {CheckSpec} from '../core/checks/types.js'
+import type {Severity} from '../core/model/report.js'
+
+function paintSeverity(sev: Severity, color: boolean): string {
+  if (!color) return sev
+  const c = new Chalk({level: 1})
+  return sev === 'error' ? c.red(sev) : sev === 'warning' ? c.yellow(sev) : c.cyan(sev)
+}
+
+export function renderCatalog(specs: readonly CheckSpec[], format: 'table' | 'json' | 'yaml', options: {color: boolean}): string {
+  if (format === 'json') return JSON.stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, null, 2) + '\n'
+  if (format === 'yaml') return stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, {lineWidth: 0})
+  if (specs.length === 0) return 'No checks.\n'
+  const table = new Table({
+    head: ['ID', 'AREA', 'SEVERITY', 'TITLE'],
+    chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
+    style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
+  })
+  for (const s of specs) table.push([s.id, s.area, paintSeverity(s.severity, options.color), s.title])
+  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n'
+}
+
+export function renderExplain(spec: CheckSpec, options: {color: boolean}): string {
+  const c = new Chalk({level: options.color ? 1 : 0})
+  const lines = [
+    `${c.bold(spec.id)}  ${spec.title}`,
+    '',
+    `${c.bold('Area:')}      ${spec.area}`,
+    `${c.bold('Severity:')}  ${paintSeverity(spec.severity, options.color)}`,
+    `${c.bold('Needs:')}     ${spec.requires.length > 0 ? spec.requires.join(', ') : '(nothing beyond the cluster snapshot)'}`,
+    '',
+    c.bold('What it looks at'),
+    indent(spec.looksAt),
+    '',
+    c.bold('Why it matters'),
+    indent(spec.why),
+    '',
+    c.bold('Remedy'),
+    indent(spec.remedy),
+  ]
+  return lines.join('\n') + '\n'
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => (l ? `  ${l}` : l))
+    .join('\n')
+}
