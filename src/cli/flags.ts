@@ -1,6 +1,7 @@
 // Flag groups shared by commands. kubectl-compatible names and meanings.
 import {Flags} from '@oclif/core'
-import {SEVERITIES} from '../core/model/report.js'
+import {AREAS, type Area, SEVERITIES} from '../core/model/report.js'
+import {UsageError} from '../errors.js'
 import {OUTPUT_FORMATS} from '../render/index.js'
 
 /** kubectl's client flags (cli-runtime ConfigFlags), honoured like kubectl does. */
@@ -49,4 +50,21 @@ export const commonFlags = {
   'no-color': Flags.boolean({summary: 'Never colour output (NO_COLOR is honoured too).', helpGroup: 'GLOBAL'}),
   quiet: Flags.boolean({char: 'q', summary: 'Print only results, no progress.', helpGroup: 'GLOBAL'}),
   verbose: Flags.boolean({char: 'v', summary: 'Print progress and details on stderr.', helpGroup: 'GLOBAL'}),
+}
+
+/** `--only kubelet,iptables`: restrict to some areas. */
+export const areaFlags = {
+  only: Flags.string({
+    summary: `Only these areas (comma-separated): ${AREAS.join(', ')}.`,
+    helpGroup: 'SELECTION',
+  }),
+}
+
+/** Parses --only into areas; unknown names are a usage error. */
+export function parseAreas(value: string | undefined): Area[] | undefined {
+  if (!value) return undefined
+  const areas = value.split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = areas.filter((a) => !(AREAS as readonly string[]).includes(a))
+  if (unknown.length > 0) throw new UsageError(`unknown area ${unknown.map((u) => `"${u}"`).join(', ')} in --only`, `Areas: ${AREAS.join(', ')}.`)
+  return areas as Area[]
 }

@@ -1,0 +1,25 @@
+// Snapshots → Report. Pure: the caller passes the clock and the tool identity.
+import {CHECKS} from '../core/checks/registry.js'
+import {runChecks} from '../core/checks/run.js'
+import type {Check} from '../core/checks/types.js'
+import {type Area, buildReport, type CollectionError, type Report, type ReportMetadata} from '../core/model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
+
+export interface AnalyzeOptions {
+  metadata: ReportMetadata
+  areas?: readonly Area[]
+  checks?: readonly Check[]
+}
+
+/** Runs every applicable check over the snapshots; collection errors from the snapshots are carried into the report. */
+export function analyzeSnapshots(cluster: ClusterSnapshot, nodes: readonly NodeSnapshot[], options: AnalyzeOptions): Report {
+  const run = runChecks(options.checks ?? CHECKS, cluster, nodes, {areas: options.areas})
+  const collectionErrors: CollectionError[] = [...cluster.errors, ...nodes.flatMap((n) => n.errors), ...run.errors]
+  return buildReport({
+    metadata: options.metadata,
+    nodes: nodes.map((n) => (n.durationMs === undefined ? {name: n.node} : {name: n.node, durationMs: n.durationMs})),
+    results: run.results,
+    findings: run.findings,
+    collectionErrors,
+  })
+}

@@ -1,0 +1,37 @@
+import {Args} from '@oclif/core'
+import {analyzeSnapshots} from '../app/analyze.js'
+import {BaseCommand} from '../cli/base-command.js'
+import {areaFlags, commonFlags, parseAreas, reportFlags} from '../cli/flags.js'
+import {readBundle} from '../transports/bundle/bundle.js'
+
+export default class Analyze extends BaseCommand {
+  static override summary = 'Run every check offline on a bundle written by `collect`; gives the same Report as the live run.'
+  static override examples = [
+    '<%= config.bin %> analyze ./node-doctor-bundle',
+    '<%= config.bin %> analyze bundle.tgz -o json',
+    '<%= config.bin %> analyze bundle.tgz --only iptables,kubelet --fail-on warning',
+  ]
+
+  static override args = {
+    bundle: Args.string({description: 'Bundle directory or .tgz written by `kubectl node-doctor collect`.', required: true}),
+  }
+
+  static override flags = {...areaFlags, ...reportFlags, ...commonFlags}
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Analyze)
+    const areas = parseAreas(flags.only)
+    const bundle = await readBundle(args.bundle)
+    const report = analyzeSnapshots(bundle.cluster, bundle.nodes, {
+      areas,
+      metadata: {
+        generatedAt: new Date().toISOString(),
+        tool: {name: 'node-doctor', version: this.config.version},
+        command: `analyze ${args.bundle}`,
+        ...(bundle.manifest.context ? {context: bundle.manifest.context} : {}),
+        annotations: {bundleCreatedAt: bundle.manifest.createdAt},
+      },
+    })
+    this.emitReport(report, flags)
+  }
+}
