@@ -1,0 +1,79 @@
+// What to collect from a node, as data. Each item is a fixed command (no interpolation of API data) or a file.
+import type {Area} from '../model/report.js'
+import {shellJoin} from './shell.js'
+
+export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
+
+export interface PlanItem {
+  /** Artifact id: the key in NodeSnapshot.artifacts and the file name in bundles. */
+  id: string
+  description: string
+  /** argv of the command to run; for files, `cat PATH`. */
+  argv: string[]
+  /** Areas that use it; collection for `--only` runs just what those areas need. */
+  areas: Area[]
+  /** Only worth collecting in these proxy modes (undefined = always). */
+  modes?: ProxyMode[]
+  /** The tool the command needs, for "not installed" errors. */
+  tool?: string
+  /** Whether a failure is a collection error (true) or just an absent optional input (false). */
+  required: boolean
+}
+
+const item = (id: string, description: string, argv: string[], areas: Area[], extra: Partial<PlanItem> = {}): PlanItem => ({
+  id,
+  description,
+  argv,
+  areas,
+  required: false,
+  tool: argv[0] === 'cat' ? undefined : argv[0],
+  ...extra,
+})
+
+const KUBE_PROXY_METRICS = 'http://127.0.0.1:10249'
+
+/** The full plan. Order matters only for readability of bundles. */
+export const COLLECTION_PLAN: readonly PlanItem[] = [
+  item('uname', 'kernel release', ['uname', '-r'], ['proxy-mode', 'nftables', 'kubelet']),
+  item('iptables-version', 'iptables version and backend', ['iptables', '--version'], ['iptables', 'proxy-mode']),
+  item('iptables-save', 'IPv4 iptables rules', ['iptables-save'], ['iptables', 'proxy-mode', 'ipvs'], {required: true}),
+  item('ip6tables-save', 'IPv6 iptables rules', ['ip6tables-save'], ['iptables']),
+  item('iptables-legacy-save', 'rules in the legacy backend', ['iptables-legacy-save'], ['iptables', 'proxy-mode']),
+  item('iptables-nft-save', 'rules in the nf_tables backend', ['iptables-nft-save'], ['iptables', 'proxy-mode']),
+  item('ipvsadm', 'IPVS virtual and real servers', ['ipvsadm', '-Sn'], ['ipvs', 'proxy-mode']),
+  item('ipset', 'ipsets (IPVS mode)', ['ipset', 'save'], ['ipvs']),
+  item('nft-ruleset', 'nftables ruleset', ['nft', 'list', 'ruleset'], ['nftables', 'proxy-mode']),
+  item('ip-route', 'IPv4 routes (all tables)', ['ip', '-d', 'route', 'show', 'table', 'all'], ['routes']),
+  item('ip6-route', 'IPv6 routes', ['ip', '-6', 'route', 'show'], ['routes']),
+  item('ip-addr', 'interface addresses', ['ip', '-j', 'addr', 'show'], ['iptables', 'ipvs', 'nftables', 'routes', 'proxy-mode']),
+  item('ip-link', 'links with details', ['ip', '-j', '-d', 'link', 'show'], ['routes', 'ipvs']),
+  item('kubelet-config', 'kubelet config file', ['cat', '/var/lib/kubelet/config.yaml'], ['kubelet', 'dns']),
+  item('kubelet-unit', 'kubelet systemd unit and drop-ins', ['systemctl', 'cat', 'kubelet'], ['kubelet']),
+  item('kubeadm-flags', 'kubeadm kubelet flags', ['cat', '/var/lib/kubelet/kubeadm-flags.env'], ['kubelet']),
+  item('kubelet-cmdline', 'running kubelet command line', ['sh', '-c', "tr '\\0' ' ' </proc/$(pgrep -o -x kubelet)/cmdline"], ['kubelet']),
+  item('containerd-config', 'containerd config', ['cat', '/etc/containerd/config.toml'], ['kubelet']),
+  item('proxy-mode', "kube-proxy's running mode", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/proxyMode`], ['proxy-mode']),
+  item('kube-proxy-metrics', 'kube-proxy metrics', ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/metrics`], ['proxy-mode']),
+  item('kube-proxy-healthz', 'kube-proxy health', ['curl', '-sS', '--max-time', '5', 'http://127.0.0.1:10256/healthz'], ['proxy-mode']),
+  item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs']),
+  item(
+    'sysctls',
+    'networking sysctls',
+    ['sysctl', 'net.ipv4.ip_forward', 'net.ipv4.conf.all.route_localnet', 'net.bridge.bridge-nf-call-iptables', 'net.netfilter.nf_conntrack_tcp_be_liberal', 'net.ipv4.vs.conntrack'],
+    ['proxy-mode', 'iptables', 'ipvs'],
+  ),
+  item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
+  item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
+]
+
+/** The plan items needed for the given areas (all when none given). */
+export function planFor(areas?: readonly Area[]): PlanItem[] {
+  if (!areas || areas.length === 0) return [...COLLECTION_PLAN]
+  return COLLECTION_PLAN.filter((p) => p.areas.some((a) => areas.includes(a)))
+}
+
+/** The command line sent to the node for an item, optionally through `sudo -n`. */
+export function commandLine(p: PlanItem, sudo: boolean): string {
+  const cmd = shellJoin(p.argv)
+  return sudo ? `sudo -n ${cmd}` : cmd
+}

@@ -1,0 +1,21 @@
+// The one small interface every node transport implements (SSH, debug pod, local, bundle replay).
+
+export interface ExecResult {
+  /** null when the command was killed (timeout, signal). */
+  exitCode: number | null
+  stdout: string
+  stderr: string
+  timedOut?: boolean
+}
+
+export interface NodeTransport {
+  readonly node: string
+  readonly kind: 'ssh' | 'pod' | 'local'
+  /**
+   * Runs one shell command on the node (a fixed string built with shellQuote for any variable part).
+   * Never rejects for a non-zero exit: that is data. Rejects only when the transport itself fails.
+   */
+  exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult>
+  /** Releases the connection/pod. Idempotent. */
+  close(): Promise<void>
+}
