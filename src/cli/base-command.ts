@@ -1,6 +1,7 @@
 // Base class for every command: error handling, exit codes, colour policy, report emission.
 // Commands stay thin: parse flags, call one app/core function, hand the result to a renderer.
 import {Command, Errors} from '@oclif/core'
+import {CATALOG} from '../core/checks/registry.js'
 import type {Report, Severity} from '../core/model/report.js'
 import {NodeDoctorError} from '../errors.js'
 import {ExitCode, exitCodeForReport} from '../exit-codes.js'
@@ -21,7 +22,7 @@ export abstract class BaseCommand extends Command {
   ): void {
     const format = (flags.json ? 'json' : (flags.output ?? 'table')) as OutputFormat
     const color = (format === 'table' || format === 'wide') && this.useColor(flags['no-color'])
-    const text = renderReport(report, format, {color, width: process.stdout.columns})
+    const text = renderReport(report, format, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: CATALOG})
     process.stdout.write(text)
     process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity)
   }

@@ -1,0 +1,350 @@
+// Human views of a Report. `-o table`: what is wrong, per node, most severe first. `-o wide`: the same plus
+// evidence, remedies and every check's result. Pure: Report in, string out; nothing here decides what is wrong.
+import {Chalk, type ChalkInstance} from 'chalk'
+import Table from 'cli-table3'
+import type {CheckSpec} from '../core/checks/types.js'
+import {
+  compareSeverity,
+  type CheckResult,
+  type CheckStatus,
+  type CollectionError,
+  type Finding,
+  type NodeStatus,
+  type Report,
+  type ReportStatus,
+  type Severity,
+  type Subject,
+} from '../core/model/report.js'
+import type {RenderOptions} from './index.js'
+
+/** Shapes differ so severity reads without colour too. */
+const SEVERITY_SYMBOL: Record<Severity, string> = {error: '✖', warning: '▲', info: '●'}
+
+const STATUS_SYMBOL: Record<ReportStatus, string> = {healthy: '✔', unhealthy: '✖', partial: '▲'}
+const RESULT_SYMBOL: Record<CheckStatus, string> = {passed: '✔', failed: '✖', skipped: '−'}
+/** Evidence lines shown per finding in `-o wide`; the rest is counted. */
+const EVIDENCE_LINES = 3
+const INDENT = '  '
+const GAP = '  '
+/** Below this a wrapped column is useless; the table overflows instead. */
+const MIN_FLEX_WIDTH = 12
+
+/** `kind/name`, with the namespace as in `ns/name` and the container (`in nat`, `in /path`) when present. */
+export function formatSubject(subject: Subject): string {
+  const name = subject.namespace ? `${subject.namespace}/${subject.name}` : subject.name
+  return `${subject.kind}/${name}${subject.in ? ` in ${subject.in}` : ''}`
+}
+
+export function renderTable(report: Report, options: RenderOptions): string {
+  return renderHuman(report, options, false)
+}
+
+export function renderWide(report: Report, options: RenderOptions): string {
+  return renderHuman(report, options, true)
+}
+
+function renderHuman(report: Report, options: RenderOptions, wide: boolean): string {
+  const c = new Chalk({level: options.color ? 1 : 0})
+  const width = options.width !== undefined && options.width > 0 ? options.width : undefined
+  const titles = new Map((options.catalog ?? []).map((s) => [s.id, s]))
+  const out: string[] = [header(report, c, width)]
+
+  const names = nodeNames(report)
+  const sections = names.filter((n) => report.findings.some((f) => f.node === n) || (wide && report.results.some((r) => r.node === n)))
+  for (const node of sections) {
+    out.push('', ...nodeSection(report, node, c, width, wide, titles))
+  }
+
+  const quiet = names.filter((n) => !sections.includes(n) && nodeStatus(report, n) === 'healthy')
+  if (quiet.length > 0 && (sections.length > 0 || report.collectionErrors.length > 0)) {
+    out.push('', wrap(`✔ healthy, no findings: ${quiet.join(', ')}`, width).replace(/^✔/, c.green('✔')))
+  }
+
+  if (report.collectionErrors.length > 0) out.push('', ...collectionSection(report.collectionErrors, c, width))
+
+  if (!wide && report.findings.length > 0) {
+    out.push('', c.dim(wrap("-o wide adds evidence, remedies and every check's result; `kubectl node-doctor explain ID` explains a check.", width)))
+  }
+  return finish(out)
+}
+
+/** Status label, then the counts; wrapped under the counts only when the width is too small for one line. */
+function header(report: Report, c: ChalkInstance, width: number | undefined): string {
+  const s = report.summary
+  const paint = s.status === 'healthy' ? c.green : s.status === 'unhealthy' ? c.red : c.yellow
+  const nodes = (['healthy', 'unhealthy', 'partial', 'uncollected'] as const).filter((k) => s.nodes[k] > 0).map((k) => `${s.nodes[k]} ${k}`)
+  const parts = [`${s.nodes.total} ${plural(s.nodes.total, 'node')}${nodes.length > 0 ? `: ${nodes.join(', ')}` : ''}`]
+  parts.push(s.findings.total > 0 ? `findings: ${severityCounts(s.findings)}` : 'no findings')
+  if (s.collectionErrors > 0) parts.push(`${s.collectionErrors} ${plural(s.collectionErrors, 'collection error')}`)
+  if (s.status === 'healthy' && s.findings.total === 0) parts.push(`checks: ${checkCounts(s.checks)}`)
+  const label = `${STATUS_SYMBOL[s.status]} ${s.status.toUpperCase()}  `
+  // No-break spaces inside each part: a wrap falls only between parts.
+  const text = parts.map((p) => p.replaceAll(' ', '\u00a0')).join(' · ')
+  const lines = wrapLines(text, width === undefined ? undefined : Math.max(MIN_FLEX_WIDTH, width - label.length)).map((l) => l.replaceAll('\u00a0', ' '))
+  return lines.map((l, i) => (i === 0 ? c.bold(paint(label.trimEnd())) + '  ' : ' '.repeat(label.length)) + l).join('\n')
+}
+
+function nodeSection(
+  report: Report,
+  node: string,
+  c: ChalkInstance,
+  width: number | undefined,
+  wide: boolean,
+  catalog: Map<string, CheckSpec>,
+): string[] {
+  const findings = report.findings.filter((f) => f.node === node)
+  const results = report.results.filter((r) => r.node === node)
+  const status = nodeStatus(report, node)
+  const counts: Record<Severity, number> = {error: 0, warning: 0, info: 0}
+  for (const f of findings) counts[f.severity]++
+  const checks: Record<CheckStatus, number> = {passed: 0, failed: 0, skipped: 0}
+  for (const r of results) checks[r.status]++
+
+  const facts = [status ? paintStatus(status, c) : undefined, findings.length > 0 ? severityCounts(counts) : 'no findings']
+  if (results.length > 0) facts.push(`checks: ${checkCounts(checks)}`)
+  const lines = [`${c.bold(node)}  ${facts.filter((x) => x !== undefined).join(' · ')}`]
+
+  if (findings.length > 0) lines.push(...findingsTable(findings, c, width, wide))
+  if (wide && results.length > 0) {
+    lines.push('', `${INDENT}${c.bold('Checks')}`, ...resultsTable(results, c, width, catalog))
+  }
+  return lines
+}
+
+/** Ungrouped findings first (node-level causes), then each group under its heading, worst group first. */
+function findingsTable(findings: Finding[], c: ChalkInstance, width: number | undefined, wide: boolean): string[] {
+  const bySeverity = (a: Finding, b: Finding) => compareSeverity(a.severity, b.severity)
+  const loose = findings.filter((f) => f.group === undefined).sort(bySeverity)
+  const groups = new Map<string, Finding[]>()
+  for (const f of findings) if (f.group !== undefined) groups.set(f.group, [...(groups.get(f.group) ?? []), f])
+  const ordered = [...groups.entries()]
+    .map(([name, fs]) => [name, [...fs].sort(bySeverity)] as const)
+    .sort(([an, af], [bn, bf]) => compareSeverity(af[0]!.severity, bf[0]!.severity) || an.localeCompare(bn))
+
+  const head = ['SEVERITY', 'CHECK', 'AREA', 'SUBJECT', 'MESSAGE', ...(wide ? ['EVIDENCE', 'REMEDY'] : [])]
+  const row = (f: Finding): string[] => [
+    `${SEVERITY_SYMBOL[f.severity]} ${f.severity}`,
+    f.id,
+    f.area,
+    formatSubject(f.subject),
+    f.message,
+    ...(wide ? [evidenceCell(f.evidence), f.remedy] : []),
+  ]
+  const blocks: Array<{heading?: string; rows: string[][]; severities: Severity[]}> = []
+  if (loose.length > 0) blocks.push({rows: loose.map(row), severities: loose.map((f) => f.severity)})
+  for (const [name, fs] of ordered) blocks.push({heading: name, rows: fs.map(row), severities: fs.map((f) => f.severity)})
+
+  const flex: Record<number, number> = wide ? {3: 2, 4: 3, 5: 3, 6: 2} : {3: 1, 4: 3}
+  const widths = columnWidths([head, ...blocks.flatMap((b) => b.rows)], flex, width)
+  // One table per block, all with the same widths, so the group headings sit between aligned rows.
+  const lines = table(head.map((h) => c.bold(h)), [], widths)
+  blocks.forEach((block, i) => {
+    if (block.heading !== undefined) {
+      if (i > 0) lines.push('')
+      lines.push(...wrapLines(clean(`▸ ${block.heading}`), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.bold(l)))
+    }
+    const rows = block.rows.map((r, j) => {
+      const cells = r.map((cell, k) => fit(cell, widths[k]!))
+      cells[0] = paintSeverity(block.severities[j]!, cells[0]!, c)
+      return cells
+    })
+    lines.push(...table(undefined, rows, widths))
+  })
+  return lines
+}
+
+function resultsTable(results: CheckResult[], c: ChalkInstance, width: number | undefined, catalog: Map<string, CheckSpec>): string[] {
+  const withTitle = catalog.size > 0
+  const head = ['RESULT', 'CHECK', 'AREA', ...(withTitle ? ['TITLE'] : []), 'REASON']
+  const rows = results.map((r) => [`${RESULT_SYMBOL[r.status]} ${r.status}`, r.id, r.area, ...(withTitle ? [catalog.get(r.id)?.title ?? ''] : []), r.reason ?? ''])
+  const widths = columnWidths([head, ...rows], withTitle ? {3: 1, 4: 1} : {3: 1}, width)
+  const painted = rows.map((r, i) => {
+    const cells = r.map((cell, k) => fit(cell, widths[k]!))
+    const status = results[i]!.status
+    cells[0] = status === 'failed' ? c.red(cells[0]!) : status === 'passed' ? c.green(cells[0]!) : c.dim(cells[0]!)
+    return cells
+  })
+  return table(head.map((h) => c.bold(h)), painted, widths)
+}
+
+function collectionSection(errors: CollectionError[], c: ChalkInstance, width: number | undefined): string[] {
+  const sorted = [...errors].sort((a, b) => Number(Boolean(b.fatal)) - Number(Boolean(a.fatal)) || (a.node ?? '').localeCompare(b.node ?? ''))
+  const head = ['', 'NODE', 'SOURCE', 'MESSAGE']
+  const rows = sorted.map((e) => [e.fatal ? '✖' : '▲', e.node ?? '(cluster)', e.source, e.fatal ? `${e.message} (nothing collected)` : e.message])
+  const widths = columnWidths([head, ...rows], {3: 1}, width)
+  const painted = rows.map((r, i) => {
+    const cells = r.map((cell, k) => fit(cell, widths[k]!))
+    cells[0] = sorted[i]!.fatal ? c.red(cells[0]!) : c.yellow(cells[0]!)
+    return cells
+  })
+  return [c.bold('Could not collect'), ...table(head.map((h) => c.bold(h)), painted, widths)]
+}
+
+function evidenceCell(evidence: string[]): string {
+  const shown = evidence.slice(0, EVIDENCE_LINES)
+  if (evidence.length > EVIDENCE_LINES) shown.push(`… ${evidence.length - EVIDENCE_LINES} more`)
+  return shown.join('\n')
+}
+
+/**
+ * Column widths: each column as wide as its widest line. When that overflows `width`, the flexible columns
+ * (index → weight) share what the others leave: each first gets its longest word if all of those fit (so chain
+ * names stay whole), then the rest goes by weight, a column never getting more than it needs.
+ */
+function columnWidths(rows: string[][], flex: Record<number, number>, width: number | undefined): number[] {
+  const cols = rows[0]!.length
+  const cells = (k: number) => rows.map((r) => clean(r[k] ?? ''))
+  const natural = Array.from({length: cols}, (_, k) => Math.max(1, ...cells(k).map(maxLineLength)))
+  const total = natural.reduce((a, b) => a + b, 0) + GAP.length * (cols - 1) + INDENT.length
+  if (width === undefined || total <= width) return natural
+
+  const flexible = Object.keys(flex).map(Number)
+  const widths = [...natural]
+  let room = width - INDENT.length - GAP.length * (cols - 1) - natural.reduce((a, n, k) => (flexible.includes(k) ? a : a + n), 0)
+  const floors = flexible.map((k) => {
+    const longestWord = Math.max(0, ...cells(k).flatMap((c) => c.split(/[ \n]+/)).map((w) => [...w].length))
+    return Math.min(natural[k]!, Math.max(MIN_FLEX_WIDTH, longestWord))
+  })
+  const floorTotal = floors.reduce((a, b) => a + b, 0)
+  flexible.forEach((k, i) => (widths[k] = floorTotal <= room ? floors[i]! : Math.min(natural[k]!, MIN_FLEX_WIDTH)))
+  room -= flexible.reduce((a, k) => a + widths[k]!, 0)
+  // Water-filling: a column whose share would exceed its need takes only its need and frees the rest.
+  let open = flexible.filter((k) => widths[k]! < natural[k]!)
+  while (open.length > 0 && room > 0) {
+    const weight = open.reduce((a, k) => a + flex[k]!, 0)
+    const share = (k: number) => Math.floor((room * flex[k]!) / weight)
+    const full = open.filter((k) => widths[k]! + share(k) >= natural[k]!)
+    if (full.length === 0) {
+      for (const k of open) widths[k] = widths[k]! + share(k)
+      break
+    }
+    for (const k of full) {
+      room -= natural[k]! - widths[k]!
+      widths[k] = natural[k]!
+    }
+    open = open.filter((k) => !full.includes(k))
+  }
+  return widths
+}
+
+function table(head: string[] | undefined, rows: string[][], widths: number[]): string[] {
+  const t = new Table({
+    ...(head ? {head} : {}),
+    colWidths: widths,
+    chars: {
+      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+      left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: GAP,
+    },
+    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
+  })
+  t.push(...rows)
+  return t.toString().split('\n').map((l) => INDENT + l)
+}
+
+/** Sanitised and wrapped to the column, so cli-table3 never truncates. */
+function fit(cell: string, width: number): string {
+  return wrapLines(clean(cell), width).join('\n')
+}
+
+/** Node output may carry terminal escapes or tabs; show them, never let them act on the terminal. */
+function clean(text: string): string {
+  return text.replace(/\t/g, ' ').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)
+}
+
+/** Greedy word wrap on spaces; words longer than the width are broken. Existing line breaks are kept. */
+export function wrapLines(text: string, width: number | undefined): string[] {
+  if (width === undefined || width <= 0) return text.split('\n')
+  const out: string[] = []
+  for (const para of text.split('\n')) {
+    let line = ''
+    for (let word of para.split(/ +/).filter((w) => w !== '')) {
+      while ([...word].length > width) {
+        const room = line === '' ? width : width - [...line].length - 1
+        if (room <= 0) {
+          out.push(line)
+          line = ''
+          continue
+        }
+        const chars = [...word]
+        const head = chars.slice(0, room).join('')
+        out.push(line === '' ? head : `${line} ${head}`)
+        line = ''
+        word = chars.slice(room).join('')
+      }
+      if (line === '') line = word
+      else if ([...line].length + 1 + [...word].length <= width) line += ` ${word}`
+      else {
+        out.push(line)
+        line = word
+      }
+    }
+    out.push(line)
+  }
+  return out
+}
+
+function wrap(text: string, width: number | undefined): string {
+  return wrapLines(text, width).join('\n')
+}
+
+function maxLineLength(text: string): number {
+  return Math.max(0, ...text.split('\n').map((l) => [...l].length))
+}
+
+function paintSeverity(severity: Severity, text: string, c: ChalkInstance): string {
+  const paint = severity === 'error' ? c.red : severity === 'warning' ? c.yellow : c.cyan
+  return text
+    .split('\n')
+    .map((l) => paint(l))
+    .join('\n')
+}
+
+function paintStatus(status: NodeStatus, c: ChalkInstance): string {
+  const paint = status === 'healthy' ? c.green : status === 'unhealthy' ? c.red : c.yellow
+  return paint(status)
+}
+
+function nodeStatus(report: Report, node: string): NodeStatus | undefined {
+  return report.nodes.find((n) => n.name === node)?.status
+}
+
+/** Nodes in report order, then any node that only findings, results or errors mention. */
+export function nodeNames(report: Report): string[] {
+  const names = report.nodes.map((n) => n.name)
+  const seen = new Set(names)
+  for (const x of [...report.findings, ...report.results, ...report.collectionErrors]) {
+    if (x.node !== undefined && !seen.has(x.node)) {
+      seen.add(x.node)
+      names.push(x.node)
+    }
+  }
+  return names
+}
+
+function severityCounts(counts: Record<Severity, number>): string {
+  const parts = []
+  if (counts.error > 0) parts.push(`${counts.error} ${plural(counts.error, 'error')}`)
+  if (counts.warning > 0) parts.push(`${counts.warning} ${plural(counts.warning, 'warning')}`)
+  if (counts.info > 0) parts.push(`${counts.info} info`)
+  return parts.join(', ')
+}
+
+function checkCounts(counts: Record<CheckStatus, number>): string {
+  const parts = (['passed', 'failed', 'skipped'] as const).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${k}`)
+  return parts.length > 0 ? parts.join(', ') : 'none run'
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`
+}
+
+/** One trailing newline, no trailing whitespace on any line (padding from the last column included). */
+function finish(lines: string[]): string {
+  return (
+    lines
+      .join('\n')
+      .split('\n')
+      .map((l) => l.replace(/\s+$/, '').replace(/\s+((?:\u001b\[[0-9;]*m)+)$/, '$1'))
+      .join('\n') + '\n'
+  )
+}

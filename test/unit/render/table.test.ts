@@ -1,0 +1,129 @@
+// Behaviour of the human views beyond the goldens: one-line healthy, ordering and grouping, colour, width, escapes.
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+import {buildReport, type Finding} from '../../../src/core/model/report.js'
+import {renderTable, renderWide, wrapLines} from '../../../src/render/table.js'
+import {SAMPLE_CATALOG, SAMPLE_METADATA, healthyReport, partialReport, unhealthyReport} from '../../support/sample-reports.js'
+
+const ANSI = /\u001b\[[0-9;]*m/g
+const off = {color: false, catalog: SAMPLE_CATALOG}
+
+function finding(partial: Partial<Finding> & Pick<Finding, 'id' | 'severity'>): Finding {
+  return {node: 'n1', area: 'iptables', message: `${partial.id} message`, subject: {kind: 'chain', name: 'KUBE-SVC-X'}, evidence: [], remedy: 'r', ...partial}
+}
+
+describe('table view', () => {
+  it('says a healthy report in one line', () => {
+    const out = renderTable(healthyReport(), off)
+    assert.equal(out, '✔ HEALTHY  3 nodes: 3 healthy · no findings · checks: 24 passed, 3 skipped\n')
+  })
+
+  it('lists ungrouped findings most severe first, then each group under its heading, worst group first', () => {
+    const report = buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'n1'}],
+      findings: [
+        finding({id: 'A-1', severity: 'info'}),
+        finding({id: 'A-2', severity: 'error', group: 'ns/mild:80'}),
+        finding({id: 'A-3', severity: 'warning', group: 'ns/mild:80'}),
+        finding({id: 'A-4', severity: 'error'}),
+        finding({id: 'A-5', severity: 'warning', group: 'ns/zzz:53'}),
+        finding({id: 'A-6', severity: 'error', group: 'ns/zzz:53'}),
+        finding({id: 'A-7', severity: 'warning', group: 'ns/aaa:443'}),
+      ],
+    })
+    const lines = renderTable(report, off).split('\n')
+    const order = lines.map((l) => /(▸ \S+|A-\d)/.exec(l)?.[1]).filter((x) => x !== undefined)
+    assert.deepEqual(order, ['A-4', 'A-1', '▸ ns/mild:80', 'A-2', 'A-3', '▸ ns/zzz:53', 'A-6', 'A-5', '▸ ns/aaa:443', 'A-7'])
+    const row = lines.find((l) => l.includes('A-4'))!
+    assert.match(row, /^ {2}✖ error +A-4 +iptables +chain\/KUBE-SVC-X +A-4 message$/)
+    assert.match(lines.find((l) => l.includes('A-1'))!, /● info/)
+    assert.match(lines.find((l) => l.includes('A-7'))!, /▲ warning/)
+  })
+
+  it('aligns the rows of every group in the same columns', () => {
+    const lines = renderTable(unhealthyReport(), off).split('\n')
+    const subjectColumn = (id: string) => lines.find((l) => l.includes(` ${id} `))!.search(/(chain|route|field)\//)
+    assert.ok(subjectColumn('IPT-001') > 0)
+    for (const id of ['IPT-002', 'IPT-003', 'RT-001', 'KUBELET-001']) assert.equal(subjectColumn(id), subjectColumn('IPT-001'), id)
+  })
+
+  it('has a "could not collect" section with fatal errors first and cluster-wide errors named', () => {
+    const out = renderTable(partialReport(), off)
+    const section = out.slice(out.indexOf('Could not collect'))
+    const rows = section.split('\n').slice(2).filter((l) => l.trim() !== '' && !l.startsWith('-o wide'))
+    assert.match(rows[0]!, /✖ +worker-1 +ssh +dial tcp .*\(nothing collected\)$/)
+    assert.ok(rows.some((l) => /▲ +\(cluster\) +kube-proxy logs +pods "kube-proxy-x7k2p" is forbidden/.test(l)))
+    assert.ok(rows.some((l) => /▲ +worker-2 +ipvsadm/.test(l)))
+  })
+
+  it('wide adds evidence (first lines, the rest counted), remedies and the per-check table with titles and reasons', () => {
+    const out = renderWide(unhealthyReport(), off)
+    assert.match(out, /SEVERITY +CHECK +AREA +SUBJECT +MESSAGE +EVIDENCE +REMEDY/)
+    assert.match(out, /… 2 more/, 'IPT-002 has five evidence lines: three shown')
+    assert.doesNotMatch(out, /EndpointSlice payments\/api-7dxkq/, 'the fifth line is not shown')
+    assert.match(out, /Restart calico-node on the node so Felix reprograms its routes\./)
+    assert.match(out, /− skipped +IPVS-001 +ipvs +Virtual server missing +not applicable: kube-proxy runs in iptables mode/)
+    assert.match(out, /✔ passed +PROXY-001 +proxy-mode +kube-proxy mode differs from its configuration/)
+    assert.doesNotMatch(renderTable(unhealthyReport(), off), /EVIDENCE|REMEDY|Checks/)
+  })
+
+  it('wide without a catalog shows results without a title column', () => {
+    const out = renderWide(unhealthyReport(), {color: false})
+    assert.match(out, /RESULT +CHECK +AREA +REASON/)
+    assert.doesNotMatch(out, /TITLE/)
+  })
+
+  it('colours only when asked, and colour changes nothing but the escape codes', () => {
+    for (const render of [renderTable, renderWide]) {
+      for (const make of [healthyReport, unhealthyReport, partialReport]) {
+        for (const width of [undefined, 90]) {
+          const plain = render(make(), {...off, width})
+          const coloured = render(make(), {...off, width, color: true})
+          assert.doesNotMatch(plain, ANSI)
+          assert.match(coloured, ANSI)
+          assert.equal(coloured.replace(ANSI, ''), plain)
+          assert.deepEqual(coloured.split('\n').filter((l) => /[ \t]$/.test(l)), [], 'no trailing whitespace with colour either')
+        }
+      }
+    }
+    assert.match(renderTable(unhealthyReport(), {...off, color: true}), /\u001b\[31m✖ error/)
+  })
+
+  it('never lets node output act on the terminal', () => {
+    const report = buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'n1'}],
+      findings: [finding({id: 'A-1', severity: 'error', message: 'bad \u001b[2Jthing\tend', evidence: ['x\u0007y']})],
+    })
+    for (const out of [renderTable(report, off), renderWide(report, off)]) {
+      assert.doesNotMatch(out, /[\u0000-\u0008\u000b-\u001f\u007f]/)
+      assert.match(out, /bad \\x1b\[2Jthing end/)
+    }
+    assert.match(renderWide(report, off), /x\\x07y/)
+  })
+
+  it('reports an empty run plainly', () => {
+    const out = renderTable(buildReport({metadata: SAMPLE_METADATA, nodes: []}), off)
+    assert.equal(out, '✔ HEALTHY  0 nodes · no findings · checks: none run\n')
+  })
+})
+
+describe('wrapLines', () => {
+  it('wraps on spaces, keeps line breaks and breaks words longer than the width', () => {
+    assert.deepEqual(wrapLines('aaa bbb ccc', 7), ['aaa bbb', 'ccc'])
+    assert.deepEqual(wrapLines('one\ntwo three', 5), ['one', 'two', 'three'])
+    assert.deepEqual(wrapLines('x KUBE-SVC-ABCDEFGH', 8), ['x KUBE-S', 'VC-ABCDE', 'FGH'])
+    assert.deepEqual(wrapLines('', 5), [''])
+    assert.deepEqual(wrapLines('no width', undefined), ['no width'])
+  })
+
+  it('never returns a line longer than the width and loses no characters', () => {
+    const text = 'kubelet cgroupDriver is "cgroupfs" but containerd uses -A KUBE-SEP-OVEKJ3D4ZQ6NMR7X -s 10.244.2.17/32 ✖ ▲'
+    for (let w = 1; w < 40; w++) {
+      const lines = wrapLines(text, w)
+      assert.ok(lines.every((l) => [...l].length <= w), `width ${w}`)
+      assert.equal(lines.join('').replace(/ /g, ''), text.replace(/ /g, ''))
+    }
+  })
+})
