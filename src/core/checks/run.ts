@@ -12,14 +12,32 @@ export interface CheckRunOutput {
   errors: CollectionError[]
 }
 
-/** Names of the required inputs that the snapshots lack. `cluster:` inputs refer to ClusterSnapshot fields. */
+/** ClusterSnapshot fields and the API resource each is read from (as collection errors name it). */
+const CLUSTER_RESOURCES: Partial<Record<keyof ClusterSnapshot, string>> = {
+  nodes: 'nodes',
+  services: 'services',
+  endpointSlices: 'endpointslices',
+  pods: 'pods',
+  daemonSets: 'daemonsets',
+  configMaps: 'configmaps',
+  serviceCIDRs: 'servicecidrs',
+  configz: 'nodes/proxy',
+  kubeProxyLogs: 'pods/log',
+}
+
+/**
+ * Names of the required inputs that the snapshots lack. `cluster:<field>` inputs are missing when the field is
+ * absent or its read failed (a collection error `list <resource>` / `get <resource>`); others are node artifacts.
+ */
 export function missingInputs(check: Check, cluster: ClusterSnapshot, node: NodeSnapshot): string[] {
   return check.spec.requires.filter((input) => {
     if (input.startsWith('cluster:')) {
       const key = input.slice('cluster:'.length) as keyof ClusterSnapshot
-      const value = cluster[key]
-      if (value === undefined) return true
-      return cluster.errors.some((e) => e.source.endsWith(` ${key}`) || e.source === key)
+      if (cluster[key] === undefined) return true
+      const resource = CLUSTER_RESOURCES[key]
+      if (resource === undefined) return false
+      const re = new RegExp(`^(list|get) ${resource.replace('/', '\\/')}(\\.|\\s|$)`)
+      return cluster.errors.some((e) => re.test(e.source) && (e.node === undefined || e.node === node.node))
     }
     return artifactText(node, input) === undefined
   })
