@@ -68,3 +68,43 @@ export function parseAreas(value: string | undefined): Area[] | undefined {
   if (unknown.length > 0) throw new UsageError(`unknown area ${unknown.map((u) => `"${u}"`).join(', ')} in --only`, `Areas: ${AREAS.join(', ')}.`)
   return areas as Area[]
 }
+
+/** Which nodes: NODE args, -l selector, or --all. */
+export const selectionFlags = {
+  selector: Flags.string({char: 'l', summary: 'Node label selector (kubectl syntax), e.g. -l node-role.kubernetes.io/worker.', helpGroup: 'SELECTION'}),
+  all: Flags.boolean({summary: 'All nodes.', helpGroup: 'SELECTION'}),
+}
+
+/** How nodes are reached and how hard we try. */
+export const transportFlags = {
+  via: Flags.string({summary: 'How to reach nodes.', options: ['ssh', 'pod', 'local'], default: 'ssh', helpGroup: 'NODE ACCESS'}),
+  concurrency: Flags.integer({summary: 'Nodes collected in parallel.', default: 10, min: 1, helpGroup: 'NODE ACCESS'}),
+  timeout: Flags.string({summary: 'Timeout for each command on a node (e.g. 30s).', default: '30s', helpGroup: 'NODE ACCESS'}),
+  'node-timeout': Flags.string({summary: 'Timeout for a whole node (connect and every command); 0 = none.', default: '5m', helpGroup: 'NODE ACCESS'}),
+  sudo: Flags.boolean({summary: 'Run node commands with `sudo -n` (fails clearly when sudo wants a password).', helpGroup: 'NODE ACCESS'}),
+  'address-type': Flags.string({summary: 'Node address to connect to.', options: ['InternalIP', 'ExternalIP', 'Hostname', 'InternalDNS', 'ExternalDNS'], default: 'InternalIP', helpGroup: 'NODE ACCESS'}),
+  'ssh-user': Flags.string({summary: 'SSH user (default: from ssh config, else the current user).', helpGroup: 'NODE ACCESS'}),
+  'ssh-identity': Flags.string({char: 'i', summary: 'SSH private key file.', multiple: true, helpGroup: 'NODE ACCESS'}),
+  'ssh-port': Flags.integer({summary: 'SSH port (default: from ssh config, else 22).', helpGroup: 'NODE ACCESS'}),
+  'ssh-jump': Flags.string({summary: 'Jump host(s), as OpenSSH ProxyJump: [user@]host[:port][,...].', helpGroup: 'NODE ACCESS'}),
+  'ssh-config': Flags.string({summary: 'OpenSSH client config file (default: ~/.ssh/config when present).', helpGroup: 'NODE ACCESS'}),
+  'insecure-ignore-host-key': Flags.boolean({
+    summary: 'DANGEROUS: do not verify node SSH host keys against known_hosts (allows man-in-the-middle).',
+    helpGroup: 'NODE ACCESS',
+  }),
+}
+
+/** Parses a kubectl/Go-style duration (`30s`, `5m`, `1m30s`, `500ms`, bare number = seconds) into milliseconds. */
+export function parseDuration(value: string, flag: string): number {
+  const v = value.trim()
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000)
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy
+  let total = 0
+  let pos = 0
+  for (let m = re.exec(v); m; m = re.exec(v)) {
+    total += Number(m[1]) * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[m[2] as 'ms' | 's' | 'm' | 'h']
+    pos = re.lastIndex
+  }
+  if (pos !== v.length || v === '') throw new UsageError(`invalid duration "${value}" for --${flag}`, 'Use e.g. 30s, 5m, 1m30s or 500ms.')
+  return Math.round(total)
+}

@@ -1,0 +1,126 @@
+// Live collection for commands that take nodes: kubeconfig → ClusterSnapshot (read once) → NodeSnapshots.
+// The one place that chooses transport implementations from flags.
+import {collectFleet, type FleetEvent} from '../app/collect-fleet.js'
+import {readClusterSnapshot} from '../app/read-cluster.js'
+import {planFor} from '../core/collection/plan.js'
+import type {Node} from '../core/model/k8s.js'
+import type {Area} from '../core/model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
+import {nodeAddress, parseLabelSelector, selectNodes} from '../core/select-nodes.js'
+import {ParseError, UsageError} from '../errors.js'
+import type {NodeTransport} from '../ports/node-transport.js'
+import {type KubeAccess, type KubeOptions, loadKubeConfig} from '../transports/kube/kubeconfig.js'
+import {KubeClusterClient} from '../transports/kube/client.js'
+import {LocalTransport} from '../transports/local/local.js'
+import {parseDuration} from './flags.js'
+
+export interface LiveFlags extends KubeOptions {
+  selector?: string
+  all?: boolean
+  via: string
+  concurrency: number
+  timeout: string
+  'node-timeout': string
+  sudo?: boolean
+  'address-type': string
+  'ssh-user'?: string
+  'ssh-identity'?: string[]
+  'ssh-port'?: number
+  'ssh-jump'?: string
+  'ssh-config'?: string
+  'insecure-ignore-host-key'?: boolean
+  quiet?: boolean
+  verbose?: boolean
+}
+
+export interface LiveRun {
+  access: KubeAccess
+  cluster: ClusterSnapshot
+  nodes: NodeSnapshot[]
+}
+
+/** Validates that exactly one way of choosing nodes was used. */
+export function checkSelection(names: string[], flags: {selector?: string; all?: boolean}): void {
+  const ways = [names.length > 0, flags.selector !== undefined, Boolean(flags.all)].filter(Boolean).length
+  if (ways === 0) throw new UsageError('no nodes given', 'Name nodes, or use -l SELECTOR, or --all.')
+  if (ways > 1) throw new UsageError('choose nodes one way: NODE names, -l SELECTOR, or --all')
+  if (flags.selector !== undefined) {
+    try {
+      parseLabelSelector(flags.selector)
+    } catch (err) {
+      if (err instanceof ParseError) throw new UsageError(err.message)
+      throw err
+    }
+  }
+}
+
+function progress(enabled: boolean, total: number): (e: FleetEvent) => void {
+  let done = 0
+  let failed = 0
+  let running = 0
+  return (e) => {
+    if (e.type === 'node-start') running++
+    else {
+      running--
+      done++
+      if (!e.ok) failed++
+    }
+    if (!enabled) return
+    process.stderr.write(`\r\x1b[2Kcollecting: ${done}/${total} done, ${failed} failed, ${running} running`)
+    if (done === total) process.stderr.write('\n')
+  }
+}
+
+export async function collectLive(names: string[], flags: LiveFlags, options: {areas?: Area[]; now?: () => Date} = {}): Promise<LiveRun> {
+  checkSelection(names, flags)
+  const now = options.now ?? (() => new Date())
+  const timeoutMs = parseDuration(flags.timeout, 'timeout')
+  const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
+  const access = loadKubeConfig(flags)
+  const client = new KubeClusterClient(access)
+
+  let wanted: string[] | undefined = names.length > 0 ? names : undefined
+  if (flags.selector !== undefined) wanted = (await client.listNodes({labelSelector: flags.selector})).map((n) => n.metadata.name)
+  if (wanted !== undefined && wanted.length === 0) throw new UsageError(`no nodes match the selector "${flags.selector}"`)
+
+  const cluster = await readClusterSnapshot(client, {nodeNames: wanted, now: now(), context: access.context, server: access.server})
+  const {selected, unknown} = selectNodes(cluster.nodes, wanted ? {names: wanted} : {all: true})
+  if (unknown.length > 0 && names.length > 0) {
+    throw new UsageError(`${unknown.map((n) => `nodes "${n}"`).join(', ')} not found`, "List nodes with 'kubectl get nodes'.")
+  }
+  if (selected.length === 0) throw new UsageError('no nodes to examine')
+  if (flags.via === 'local' && selected.length !== 1) {
+    throw new UsageError('--via local runs the commands on this machine, so it takes exactly one node (the one you are on)')
+  }
+
+  const connect = transportFactory(flags)
+  const onEvent = progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length)
+  const nodes = await collectFleet(selected, {
+    plan: planFor(options.areas),
+    concurrency: flags.concurrency,
+    timeoutMs,
+    nodeTimeoutMs,
+    sudo: Boolean(flags.sudo),
+    now,
+    connect,
+    onEvent,
+    transportKind: flags.via === 'local' ? 'local' : flags.via === 'pod' ? 'pod' : 'ssh',
+  })
+  return {access, cluster, nodes}
+}
+
+function transportFactory(flags: LiveFlags): (node: Node) => Promise<NodeTransport> {
+  switch (flags.via) {
+    case 'local':
+      return async (node) => new LocalTransport(node.metadata.name)
+    case 'ssh':
+      return async (node) => {
+        const address = nodeAddress(node, flags['address-type'])
+        throw new Error(`SSH transport not available in this build (node ${node.metadata.name}, ${address ?? 'no address'})`)
+      }
+    default:
+      return async () => {
+        throw new UsageError(`--via ${flags.via} is not available yet`, 'Use --via local on the node itself.')
+      }
+  }
+}
