@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSyn
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import * as tar from 'tar'
+import {redactJson, redactSecrets} from '../../core/collection/redact.js'
 import {SNAPSHOT_API_VERSION, type Artifact, type ClusterSnapshot, type NodeSnapshot} from '../../core/model/snapshot.js'
 import {UsageError} from '../../errors.js'
 import {artifactFileName, BUNDLE_FILE, BUNDLE_KIND, type BundleManifest, CLUSTER_FILE, NODE_FILE, NODES_DIR} from './format.js'
@@ -91,7 +92,7 @@ export async function writeBundle(path: string, bundle: Bundle): Promise<void> {
   mkdirSync(root, {recursive: true})
   writeFileSync(join(root, BUNDLE_FILE), JSON.stringify(bundle.manifest, null, 2) + '\n')
   mkdirSync(join(root, 'cluster'), {recursive: true})
-  writeFileSync(join(root, CLUSTER_FILE), JSON.stringify(bundle.cluster, null, 2) + '\n')
+  writeFileSync(join(root, CLUSTER_FILE), JSON.stringify(redactJson(bundle.cluster), null, 2) + '\n')
   for (const node of bundle.nodes) {
     const nodeDir = join(root, NODES_DIR, node.node)
     mkdirSync(nodeDir, {recursive: true})
@@ -99,7 +100,7 @@ export async function writeBundle(path: string, bundle: Bundle): Promise<void> {
     for (const [id, a] of Object.entries(node.artifacts)) {
       const {content, ...rest} = a
       const file = artifactFileName(id)
-      if (a.error === undefined) writeFileSync(join(nodeDir, file), content)
+      if (a.error === undefined) writeFileSync(join(nodeDir, file), redactSecrets(content))
       artifacts[id] = {...rest, file}
     }
     const stored: StoredNode = {...node, artifacts}
