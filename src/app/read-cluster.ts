@@ -1,0 +1,155 @@
+// Reads the API side of a run into a ClusterSnapshot: every resource once, with bounded concurrency.
+// A refused or failed read becomes a CollectionError; only "cannot talk to the cluster at all" (unreachable, TLS,
+// 401, credentials) aborts the run, because nothing after it could succeed.
+import pLimit from 'p-limit'
+import type {CollectionError} from '../core/model/report.js'
+import {type ClusterSnapshot, emptyClusterSnapshot} from '../core/model/snapshot.js'
+import {type KubeObject, type Node, type Pod, objectKey} from '../core/model/k8s.js'
+import {type CalicoResource, ClusterAccessError, type ClusterReader, describeRequest} from '../ports/cluster.js'
+
+export interface ReadClusterOptions {
+  /** Nodes under examination; absent means every node. Their configz, pods and kube-proxy logs are read. */
+  nodeNames?: string[]
+  now: Date
+  /** Requests in flight at once (default 6). */
+  concurrency?: number
+  /** Lines of each kube-proxy log to keep (default 200). */
+  logTailLines?: number
+  context?: string
+  server?: string
+}
+
+export const KUBE_SYSTEM = 'kube-system'
+/** kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names). */
+export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kubelet-config', 'kubeadm-config'] as const
+
+/**
+ * Builds the cluster half of a snapshot. Contract: resolves with whatever could be read, the rest recorded in
+ * `errors` with a `source` such as `list services` or `get nodes/proxy node-1`; rejects with ClusterAccessError
+ * only when the API server cannot be used at all. Items are sorted by namespace/name, so output is deterministic.
+ */
+export async function readClusterSnapshot(reader: ClusterReader, options: ReadClusterOptions): Promise<ClusterSnapshot> {
+  const snap = emptyClusterSnapshot(options.now.toISOString())
+  if (options.context !== undefined) snap.context = options.context
+  if (options.server !== undefined) snap.server = options.server
+  const limit = pLimit(options.concurrency ?? 6)
+  const tail = options.logTailLines ?? 200
+  // One slot per task so errors come out in a fixed order whatever order requests complete in.
+  const errorSlots: CollectionError[][] = []
+
+  const attempt = async <T>(fallbackSource: string, fn: () => Promise<T>, node?: string): Promise<T | undefined> => {
+    const slot: CollectionError[] = []
+    errorSlots.push(slot)
+    try {
+      return await limit(fn)
+    } catch (err) {
+      if (!(err instanceof ClusterAccessError) || !isPerRequest(err)) {
+        limit.clearQueue() // the run is over: start nothing more
+        throw err
+      }
+      const e: CollectionError = {source: err.request ? describeRequest(err.request) : fallbackSource, message: err.message}
+      if (node !== undefined) e.node = node
+      slot.push(e)
+      return undefined
+    }
+  }
+
+  // The version call doubles as the reachability and credentials probe, before fanning out: if even it cannot get
+  // an answer (a timeout included), nothing else will.
+  try {
+    snap.serverVersion = (await reader.serverVersion()).gitVersion
+  } catch (err) {
+    if (!(err instanceof ClusterAccessError) || err.kind !== 'status') throw err
+    errorSlots.push([{source: err.request ? describeRequest(err.request) : 'get /version', message: err.message}])
+  }
+
+  const wanted = options.nodeNames === undefined ? undefined : [...new Set(options.nodeNames)]
+  const missing: string[] = []
+  const nodesTask = (async (): Promise<Node[]> => {
+    const listed = await attempt('list nodes', () => reader.listNodes())
+    if (wanted === undefined) return listed ?? []
+    if (listed !== undefined) {
+      missing.push(...wanted.filter((n) => !listed.some((l) => l.metadata.name === n)))
+      return listed
+    }
+    // Without list permission, the named nodes may still be readable one by one.
+    const got = await Promise.all(wanted.map((n) => attempt('get nodes', async () => ({name: n, node: await reader.getNode(n)}), n)))
+    for (const g of got) if (g && g.node === undefined) missing.push(g.name)
+    return got.flatMap((g) => (g?.node ? [g.node] : []))
+  })()
+
+  const podsTask = (async (): Promise<Pod[]> => {
+    if (wanted === undefined) return (await attempt('list pods', () => reader.listPods())) ?? []
+    const lists = await Promise.all([
+      attempt('list pods', () => reader.listPods({namespace: KUBE_SYSTEM})),
+      ...wanted.map((n) => attempt('list pods', () => reader.listPods({nodeName: n}), n)),
+    ])
+    return dedupe(lists.flatMap((l) => l ?? []))
+  })()
+
+  const calico = (r: CalicoResource) => attempt(`list ${r}.crd.projectcalico.org`, () => reader.listCalico(r))
+  const [nodes, pods, services, endpointSlices, daemonSets, serviceCIDRs, configMaps, ipPools, blockAffinities, ipamBlocks] = await Promise.all([
+    nodesTask,
+    podsTask,
+    attempt('list services', () => reader.listServices()),
+    attempt('list endpointslices.discovery.k8s.io', () => reader.listEndpointSlices()),
+    attempt('list daemonsets.apps', () => reader.listDaemonSets(KUBE_SYSTEM)),
+    attempt('list servicecidrs.networking.k8s.io', () => reader.listServiceCIDRs()),
+    Promise.all(CLUSTER_CONFIGMAPS.map((name) => attempt(`get configmaps ${name}`, () => reader.getConfigMap(KUBE_SYSTEM, name)))),
+    calico('ippools'),
+    calico('blockaffinities'),
+    calico('ipamblocks'),
+  ])
+
+  snap.nodes = sortByKey(nodes)
+  snap.pods = sortByKey(pods)
+  snap.services = sortByKey(services ?? [])
+  snap.endpointSlices = sortByKey(endpointSlices ?? [])
+  snap.daemonSets = sortByKey(daemonSets ?? [])
+  snap.serviceCIDRs = sortByKey(serviceCIDRs ?? [])
+  snap.configMaps = sortByKey(configMaps.filter((c) => c !== undefined))
+  snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
+
+  // Per-node reads need the node list, so they form a second wave.
+  const nodeSlots: CollectionError[] = []
+  const present = new Set(snap.nodes.map((n) => n.metadata.name))
+  const targets = wanted ?? [...present].sort()
+  for (const name of missing) nodeSlots.push({node: name, source: `get nodes ${name}`, message: `nodes "${name}" not found`})
+  const kubeProxyPods = snap.pods.filter((p) => p.metadata.namespace === KUBE_SYSTEM && isKubeProxyPod(p) && targets.includes(p.spec?.nodeName ?? ''))
+  const [configz, logs] = await Promise.all([
+    Promise.all(targets.filter((n) => present.has(n)).map(async (n) => [n, await attempt('get nodes/proxy', () => reader.getNodeConfigz(n), n)] as const)),
+    Promise.all(
+      kubeProxyPods.map(async (p) => {
+        const container = p.spec?.containers?.find((c) => c.name === 'kube-proxy')?.name ?? p.spec?.containers?.[0]?.name
+        const opts = container === undefined ? {tailLines: tail} : {tailLines: tail, container}
+        const text = await attempt('get pods/log', () => reader.podLogTail(KUBE_SYSTEM, p.metadata.name, opts), p.spec?.nodeName)
+        return [p.metadata.name, text] as const
+      }),
+    ),
+  ])
+  for (const [n, body] of configz) if (body !== undefined) snap.configz[n] = body
+  for (const [pod, text] of [...logs].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (text !== undefined) snap.kubeProxyLogs[pod] = text
+  snap.errors = [...errorSlots.flat(), ...nodeSlots]
+  return snap
+}
+
+/** kube-proxy pods by the labels kubeadm and kops set, with the DaemonSet pod name as fallback. */
+export function isKubeProxyPod(p: Pod): boolean {
+  const labels = p.metadata.labels ?? {}
+  return labels['k8s-app'] === 'kube-proxy' || labels.component === 'kube-proxy' || /^kube-proxy-[a-z0-9]+$/.test(p.metadata.name)
+}
+
+// Errors that concern one request; the others mean the cluster is unusable and end the run.
+function isPerRequest(err: ClusterAccessError): boolean {
+  return err.kind === 'status' || err.kind === 'timeout'
+}
+
+function sortByKey<T extends KubeObject>(items: T[]): T[] {
+  return [...items].sort((a, b) => (objectKey(a) < objectKey(b) ? -1 : objectKey(a) > objectKey(b) ? 1 : 0))
+}
+
+function dedupe<T extends KubeObject>(items: T[]): T[] {
+  const seen = new Map<string, T>()
+  for (const i of items) if (!seen.has(objectKey(i))) seen.set(objectKey(i), i)
+  return [...seen.values()]
+}
