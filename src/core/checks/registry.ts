@@ -1,7 +1,8 @@
 // Every check node-doctor knows, in catalog order. Each area contributes its own list.
+import {IPTABLES_CHECKS} from './iptables/index.js'
 import type {Check, CheckSpec} from './types.js'
 
-const ALL: Check[] = []
+const ALL: Check[] = [...IPTABLES_CHECKS]
 
 export const CHECKS: readonly Check[] = ALL
 

@@ -1,0 +1,78 @@
+// Benchmark: render kube-proxy's iptables rules for 10,000 Services × 10 endpoints (the size of kube-proxy's
+// scalability envelope, shared/reference/performance-anchors.md §2). Run: node --import tsx bench/proxier-render.ts
+// Prints `name: value unit` lines, then peak RSS. SERVICES / ENDPOINTS env vars change the size.
+import {performance} from 'node:perf_hooks'
+import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '../src/core/proxier/config.js'
+import {generateIptablesRestore} from '../src/core/proxier/iptables/generate.js'
+import {serializeSave} from '../src/core/proxier/iptables/save.js'
+import {loadObjects} from '../src/core/proxier/objects.js'
+
+const SERVICES = Number(process.env.SERVICES ?? 10_000)
+const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
+
+function objectsJson(): string {
+  const items: unknown[] = []
+  for (let s = 0; s < SERVICES; s++) {
+    const ns = `ns${s % 100}`
+    const name = `svc${s}`
+    const kind = s % 10 === 0 ? 'LoadBalancer' : s % 5 === 0 ? 'NodePort' : 'ClusterIP'
+    items.push({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {namespace: ns, name},
+      spec: {
+        type: kind,
+        clusterIP: `172.30.${(s >> 8) & 255}.${s & 255}`,
+        ports: [{name: 'http', port: 80, protocol: 'TCP', ...(kind !== 'ClusterIP' ? {nodePort: 30000 + (s % 2700)} : {})}],
+        ...(kind === 'LoadBalancer' ? {externalTrafficPolicy: s % 20 === 0 ? 'Local' : 'Cluster', healthCheckNodePort: 32000 + (s % 700)} : {}),
+      },
+      ...(kind === 'LoadBalancer' ? {status: {loadBalancer: {ingress: [{ip: `203.0.${(s >> 8) & 255}.${s & 255}`}]}}} : {}),
+    })
+    items.push({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {namespace: ns, name: `${name}-abcde`, labels: {'kubernetes.io/service-name': name}},
+      addressType: 'IPv4',
+      endpoints: Array.from({length: ENDPOINTS}, (_, e) => {
+        const n = s * ENDPOINTS + e
+        return {addresses: [`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`], nodeName: `node-${n % 50}`, conditions: {ready: true, serving: true, terminating: false}}
+      }),
+      ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
+    })
+  }
+  return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
+}
+
+function time<T>(name: string, fn: () => T): T {
+  const t0 = performance.now()
+  const v = fn()
+  console.log(`${name}: ${(performance.now() - t0).toFixed(1)} ms`)
+  return v
+}
+
+const json = time('build_objects_json', objectsJson)
+console.log(`objects_json_size: ${(json.length / 1e6).toFixed(1)} MB`)
+const objects = time('load_objects', () => loadObjects([{name: 'bench.json', text: json}]))
+const options: ProxierOptions = {
+  family: 'ipv4',
+  version: NEWEST_SUPPORTED_VERSION,
+  nodeName: 'node-0',
+  nodeIP: '192.168.0.2',
+  masqueradeBit: 14,
+  masqueradeAll: false,
+  localDetector: {mode: 'ClusterCIDR', cidr: '10.0.0.0/8'},
+  nodePortAddresses: [],
+  localhostNodePorts: true,
+  randomFully: true,
+  nfacct: {ctStateInvalidDroppedPkts: true, localhostNpsAcceptedPkts: true},
+  tcpBeLiberal: false,
+  nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
+  featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
+}
+const out = time('generate_restore', () => generateIptablesRestore({services: objects.services, endpointSlices: objects.endpointSlices, options}))
+const lines = out.text.split('\n').length - 1
+console.log(`restore_lines: ${lines} lines`)
+console.log(`restore_size: ${(out.text.length / 1e6).toFixed(1)} MB`)
+const save = time('serialize_save', () => serializeSave(out.ruleset))
+console.log(`save_size: ${(save.length / 1e6).toFixed(1)} MB`)
+console.log(`peak_rss: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`)

@@ -1,0 +1,43 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {commonFlags} from '../../cli/flags.js'
+import {parseInputFile} from '../../cli/input.js'
+import {parseIpvsadm} from '../../core/parse/ipvsadm.js'
+import {UsageError} from '../../errors.js'
+import {renderIpvsShow, type ShowFormat} from '../../render/ipvs-show.js'
+
+export default class IpvsShow extends BaseCommand {
+  static override summary = 'Show an IPVS table: virtual servers with their real servers, weights, scheduler and persistence.'
+  static override description =
+    'Reads `ipvsadm -Ln` output (also --stats, --rate, --persistent-conn, --thresholds) or `ipvsadm -Sn` save output. ' +
+    'Collect it on the node with `ipvsadm -Ln > ipvs.txt`.'
+
+  static override examples = [
+    '<%= config.bin %> ipvs show --from-file ipvs.txt',
+    '<%= config.bin %> ipvs show --from-file ipvs.txt node-a -o json',
+    'ssh node-a sudo ipvsadm -Ln | <%= config.bin %> ipvs show --from-file -',
+  ]
+
+  static override args = {
+    node: Args.string({description: 'Node the file was collected from (live collection is not available yet).', required: false}),
+  }
+
+  static override flags = {
+    'from-file': Flags.string({summary: 'ipvsadm output to read (- for stdin).', helpValue: 'FILE'}),
+    output: Flags.string({char: 'o', summary: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table'}),
+    ...commonFlags,
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(IpvsShow)
+    const file = flags['from-file']
+    if (file === undefined) {
+      if (args.node !== undefined)
+        throw new UsageError(`live collection from node ${args.node} is not available yet`, 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE.')
+      throw new UsageError('--from-file is required', 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).')
+    }
+    const table = parseInputFile(file, parseIpvsadm)
+    const opts = {color: this.useColor(flags['no-color']), source: file === '-' ? '<stdin>' : file, ...(args.node ? {node: args.node} : {})}
+    process.stdout.write(renderIpvsShow(table, flags.output as ShowFormat, opts))
+  }
+}

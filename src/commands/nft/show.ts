@@ -1,0 +1,43 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {commonFlags} from '../../cli/flags.js'
+import {parseInputFile} from '../../cli/input.js'
+import {parseNft} from '../../core/parse/nft.js'
+import {UsageError} from '../../errors.js'
+import type {ShowFormat} from '../../render/ipvs-show.js'
+import {renderNftShow} from '../../render/nft-show.js'
+
+export default class NftShow extends BaseCommand {
+  static override summary = 'Show an nftables ruleset: tables, chains with rule counts, sets/maps with element counts, kube-proxy services.'
+  static override description =
+    'Reads `nft list ruleset`, `nft list table ip kube-proxy` (with or without -a) or `nft -j list ruleset` output. ' +
+    "For kube-proxy's table (nftables mode) it also lists each service port with its addresses, node ports and endpoints."
+
+  static override examples = [
+    '<%= config.bin %> nft show --from-file ruleset.nft',
+    '<%= config.bin %> nft show --from-file ruleset.json node-a -o json',
+  ]
+
+  static override args = {
+    node: Args.string({description: 'Node the file was collected from (live collection is not available yet).', required: false}),
+  }
+
+  static override flags = {
+    'from-file': Flags.string({summary: 'nft listing to read (- for stdin).', helpValue: 'FILE'}),
+    output: Flags.string({char: 'o', summary: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table'}),
+    ...commonFlags,
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(NftShow)
+    const file = flags['from-file']
+    if (file === undefined) {
+      if (args.node !== undefined)
+        throw new UsageError(`live collection from node ${args.node} is not available yet`, 'Run `nft list ruleset` on the node and pass its output with --from-file FILE.')
+      throw new UsageError('--from-file is required', 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).')
+    }
+    const ruleset = parseInputFile(file, parseNft)
+    const opts = {color: this.useColor(flags['no-color']), source: file === '-' ? '<stdin>' : file, ...(args.node ? {node: args.node} : {})}
+    process.stdout.write(renderNftShow(ruleset, flags.output as ShowFormat, opts))
+  }
+}

@@ -1,0 +1,68 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {commonFlags, reportFlags} from '../../cli/flags.js'
+import {parseInputFile} from '../../cli/input.js'
+import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
+import {diffRulesetAgainstDump} from '../../core/checks/iptables/diff.js'
+import {buildReport} from '../../core/model/report.js'
+import {parseIptablesSave} from '../../core/parse/iptables-save.js'
+import {formatKubeProxyVersion} from '../../core/proxier/config.js'
+import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
+import {UsageError} from '../../errors.js'
+
+export default class ProxyDiff extends BaseCommand {
+  static override summary = "Diff the rules kube-proxy should have programmed on a node against the node's iptables-save."
+  static override description =
+    "Regenerates kube-proxy's expected rules from the API objects (as `proxy render` does) and compares them " +
+    'semantically with a real iptables-save dump: canonical forms, counters and non-Kubernetes chains ignored, the ' +
+    'randomly ordered service lists compared as sets (the KUBE-NODEPORTS jump must still be last). Each difference is ' +
+    'a finding, grouped by Service port.'
+
+  static override examples = [
+    'ssh worker-1 sudo iptables-save > worker-1.iptables\n<%= config.bin %> proxy diff --objects objs.yaml --node worker-1 --iptables-save worker-1.iptables',
+    '<%= config.bin %> proxy diff --objects objs.yaml --node worker-1 --iptables-save dump.txt -o json',
+  ]
+
+  static override flags = {
+    ...proxierFlags,
+    mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables'], default: 'iptables'}),
+    'iptables-save': Flags.string({summary: 'The node\'s `iptables-save` (or `ip6tables-save`) output; - for stdin.', required: true}),
+    ...reportFlags,
+    ...commonFlags,
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(ProxyDiff)
+    const dump = parseInputFile(flags['iptables-save'], (text) => parseIptablesSave(text))
+    const family = flags['ip-family'] as 'ipv4' | 'ipv6' | undefined
+    if (family && dump.familySource === 'header' && dump.family !== family) {
+      throw new UsageError(`--ip-family ${family} but ${flags['iptables-save']} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`)
+    }
+    const render = resolveProxierInput(flags, family ?? (dump.familySource === 'default' ? undefined : dump.family))
+    if (render.input.options.family !== dump.family && dump.familySource !== 'default') {
+      throw new UsageError(`the dump is ${dump.family} but the proxier renders ${render.input.options.family}`, 'Pass --ip-family to choose.')
+    }
+    if (flags.verbose) this.note(describeRender(render))
+    if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
+    const {ruleset} = generateIptablesRestore(render.input)
+    const node = render.node.metadata.name
+    const outcome = diffRulesetAgainstDump(ruleset, dump, node)
+    const report = buildReport({
+      metadata: {
+        generatedAt: new Date().toISOString(),
+        tool: {name: 'node-doctor', version: this.config.version},
+        command: ['proxy', 'diff', ...this.argv].join(' '),
+        annotations: {
+          kubeProxyVersion: formatKubeProxyVersion(render.version),
+          kubeProxyVersionSource: render.versionSource,
+          ipFamily: ruleset.family,
+          ...(dump.backend ? {iptablesBackend: dump.backend} : {}),
+        },
+      },
+      nodes: [{name: node}],
+      results: outcome.results,
+      findings: outcome.findings,
+    })
+    this.emitReport(report, flags)
+  }
+}

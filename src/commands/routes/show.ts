@@ -1,0 +1,43 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {commonFlags} from '../../cli/flags.js'
+import {parseInputFile} from '../../cli/input.js'
+import {parseRoutes} from '../../core/parse/routes.js'
+import {UsageError} from '../../errors.js'
+import type {ShowFormat} from '../../render/ipvs-show.js'
+import {renderRoutesShow} from '../../render/routes-show.js'
+
+export default class RoutesShow extends BaseCommand {
+  static override summary = 'Show a route table grouped by device, marking blackhole/unreachable routes and Calico devices.'
+  static override description =
+    'Reads `ip route`, `ip -d route`, `ip -6 route`, `ip -j route` (also `ip -j -d route show table all`) or `route -n` output. ' +
+    'Collect it on the node with `ip -j -d route show table all > routes.json`.'
+
+  static override examples = [
+    '<%= config.bin %> routes show --from-file routes.txt',
+    '<%= config.bin %> routes show --from-file routes.json node-a -o yaml',
+  ]
+
+  static override args = {
+    node: Args.string({description: 'Node the file was collected from (live collection is not available yet).', required: false}),
+  }
+
+  static override flags = {
+    'from-file': Flags.string({summary: 'Route listing to read (- for stdin).', helpValue: 'FILE'}),
+    output: Flags.string({char: 'o', summary: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table'}),
+    ...commonFlags,
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(RoutesShow)
+    const file = flags['from-file']
+    if (file === undefined) {
+      if (args.node !== undefined)
+        throw new UsageError(`live collection from node ${args.node} is not available yet`, 'Run `ip -j -d route show table all` on the node and pass its output with --from-file FILE.')
+      throw new UsageError('--from-file is required', 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).')
+    }
+    const table = parseInputFile(file, parseRoutes)
+    const opts = {color: this.useColor(flags['no-color']), source: file === '-' ? '<stdin>' : file, ...(args.node ? {node: args.node} : {})}
+    process.stdout.write(renderRoutesShow(table, flags.output as ShowFormat, opts))
+  }
+}

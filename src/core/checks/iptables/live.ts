@@ -1,0 +1,122 @@
+// The iptables diff run over snapshots (live `check` and offline `analyze`): cluster objects → the proxier's
+// expected rules for this node; the node's iptables-save → actual; runtime facts from the node's artifacts.
+import {parse as parseYaml} from 'yaml'
+import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
+import {artifactText} from '../../model/snapshot.js'
+import {parseIptablesSave} from '../../parse/iptables-save.js'
+import type {RuntimeFacts} from '../../proxier/config.js'
+import {generateIptablesRestore} from '../../proxier/iptables/generate.js'
+import type {LoadedObjects} from '../../proxier/objects.js'
+import {buildRenderInput, kubeProxyConfigText} from '../../proxier/render-input.js'
+import type {CheckContext, CheckOutcome} from '../types.js'
+import {diffRulesetAgainstDump, type IptablesDiffOutcome} from './diff.js'
+
+export type LiveDiff = {ok: true; outcome: IptablesDiffOutcome} | {ok: false; reason: string}
+
+const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, LiveDiff>>()
+
+function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
+  return {
+    services: cluster.services,
+    endpointSlices: cluster.endpointSlices,
+    nodes: cluster.nodes,
+    configMaps: cluster.configMaps,
+    serviceCIDRs: cluster.serviceCIDRs,
+    daemonSets: cluster.daemonSets,
+    other: [],
+  }
+}
+
+/** iptables ≥ 1.6.2 supports --random-fully. */
+export function randomFullyFromVersion(text: string | undefined): boolean | undefined {
+  const m = /v(\d+)\.(\d+)\.(\d+)/.exec(text ?? '')
+  if (!m) return undefined
+  const [maj, min, patch] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  return maj > 1 || (maj === 1 && (min > 6 || (min === 6 && patch >= 2)))
+}
+
+/** Interface addresses from `ip -j addr` (ip/len), or undefined when unusable. */
+export function addressesFromIpJson(text: string | undefined): string[] | undefined {
+  if (!text) return undefined
+  try {
+    const links = JSON.parse(text) as Array<{ifname?: string; addr_info?: Array<{local?: string; prefixlen?: number}>}>
+    if (!Array.isArray(links)) return undefined
+    return links.flatMap((l) => (l.ifname === 'kube-ipvs0' ? [] : (l.addr_info ?? []).flatMap((a) => (a.local ? [`${a.local}/${a.prefixlen ?? 32}`] : []))))
+  } catch {
+    return undefined
+  }
+}
+
+/** The node's runtime facts, as far as its artifacts tell; unknown facts keep the proxier's defaults. */
+export function runtimeFacts(node: NodeSnapshot, dumpText: string): Omit<RuntimeFacts, 'version'> {
+  const facts: Omit<RuntimeFacts, 'version'> = {}
+  const rf = randomFullyFromVersion(artifactText(node, 'iptables-version'))
+  if (rf !== undefined) facts.randomFully = rf
+  const nfacct = artifactText(node, 'nfacct')
+  if (nfacct !== undefined) {
+    facts.nfacct = {ctStateInvalidDroppedPkts: nfacct.includes('ct_state_invalid_dropped_pkts'), localhostNpsAcceptedPkts: nfacct.includes('localhost_nps_accepted_pkts')}
+  } else {
+    // NOTE: without the nfacct tool the counters can only be seen in use: kube-proxy matches on them when they exist.
+    facts.nfacct = {ctStateInvalidDroppedPkts: dumpText.includes('ct_state_invalid_dropped_pkts'), localhostNpsAcceptedPkts: dumpText.includes('localhost_nps_accepted_pkts')}
+  }
+  const liberal = /net\.netfilter\.nf_conntrack_tcp_be_liberal\s*=\s*(\d+)/.exec(artifactText(node, 'sysctls') ?? '')
+  if (liberal) facts.tcpBeLiberal = liberal[1] !== '0'
+  const addrs = addressesFromIpJson(artifactText(node, 'ip-addr'))
+  if (addrs && addrs.length > 0) facts.nodeInterfaceAddresses = addrs
+  return facts
+}
+
+function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot): LiveDiff {
+  const dumpText = artifactText(node, 'iptables-save')
+  if (dumpText === undefined) return {ok: false, reason: 'missing input: iptables-save'}
+  const objects = objectsOf(cluster)
+  const cfgText = kubeProxyConfigText(objects)
+  let config: Record<string, unknown> | undefined
+  if (cfgText !== undefined) {
+    try {
+      const parsed: unknown = parseYaml(cfgText)
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) config = parsed as Record<string, unknown>
+    } catch {
+      return {ok: false, reason: 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'}
+    }
+  }
+  const running = artifactText(node, 'proxy-mode')?.trim()
+  const configured = typeof config?.mode === 'string' && config.mode !== '' ? config.mode : 'iptables'
+  const mode = running && /^(iptables|ipvs|nftables)$/.test(running) ? running : configured
+  if (mode !== 'iptables') return {ok: false, reason: `not applicable: kube-proxy runs in ${mode} mode`}
+  let dump
+  try {
+    dump = parseIptablesSave(dumpText, {family: 'ipv4'})
+  } catch (err) {
+    return {ok: false, reason: `the node's iptables-save could not be parsed: ${(err as Error).message}`}
+  }
+  let render
+  try {
+    render = buildRenderInput(objects, {nodeName: node.node, ...(config ? {kubeProxyConfig: config} : {}), facts: {...runtimeFacts(node, dumpText), family: 'ipv4'}})
+  } catch (err) {
+    return {ok: false, reason: `cannot regenerate kube-proxy's rules: ${(err as Error).message}`}
+  }
+  const {ruleset} = generateIptablesRestore(render.input)
+  return {ok: true, outcome: diffRulesetAgainstDump(ruleset, dump, node.node)}
+}
+
+/** Memoised per (cluster, node) snapshot pair: the eight IPT checks share one diff. */
+export function liveIptablesDiff(ctx: CheckContext): LiveDiff {
+  let perNode = memo.get(ctx.cluster)
+  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
+  let d = perNode.get(ctx.node)
+  if (!d) perNode.set(ctx.node, (d = computeLiveDiff(ctx.cluster, ctx.node)))
+  return d
+}
+
+/** A check's outcome for one IPT id, from the shared diff. */
+export function outcomeFor(id: string, ctx: CheckContext): CheckOutcome {
+  const d = liveIptablesDiff(ctx)
+  if (!d.ok) return {status: 'skipped', reason: d.reason}
+  const findings = d.outcome.findings.filter((f) => f.id === id)
+  if (findings.length === 0) return {status: 'passed'}
+  return {
+    status: 'failed',
+    findings: findings.map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity, ...(f.group ? {group: f.group} : {})})),
+  }
+}

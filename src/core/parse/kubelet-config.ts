@@ -1,0 +1,663 @@
+// KubeletConfiguration (kubelet.config.k8s.io/v1beta1) from YAML, JSON or a /configz body, with line numbers,
+// upstream defaulting and --config-dir drop-in merging.
+// Schema: kubernetes/kubelet config/v1beta1/types.go (field "since" versions from its release tags).
+// Defaults: kubernetes/kubernetes pkg/kubelet/apis/config/v1beta1/defaults.go, plus EvictionHard from
+// cmd/kubelet/app/server.go (loadConfigFile), and "Default:" comments of types.go per release.
+import {isMap, isScalar, type Node as YamlNode} from 'yaml'
+import {InputError, ParseError} from '../../errors.js'
+import {
+  type AppliedDefault,
+  applyDefaultSpecs,
+  cloneJson,
+  type ConfigIssue,
+  decodeWithSchema,
+  type DefaultSpec,
+  displayPath,
+  dropOriginsUnder,
+  type FieldSpec,
+  getAt,
+  isGoZero,
+  type JsonObject,
+  type JsonValue,
+  loadYaml,
+  nodeLine,
+  type Origin,
+  type OriginKind,
+  parseMinorVersion,
+  pointer,
+  type Schema,
+  setAt,
+} from './component-config.js'
+
+export const KUBELET_API_VERSION = 'kubelet.config.k8s.io/v1beta1'
+export const KUBELET_KIND = 'KubeletConfiguration'
+
+/** A parsed (and possibly merged/defaulted) kubelet configuration. Values use the v1beta1 JSON field names. */
+export interface KubeletConfig {
+  /** `configz`: the running kubelet's fully merged and defaulted configuration. */
+  format: 'yaml' | 'json' | 'configz'
+  source?: string
+  apiVersion?: string
+  kind?: string
+  values: JsonObject
+  /** Origin of every decoded leaf (and of every list as a whole), keyed by JSON Pointer. */
+  origins: Record<string, Origin>
+  issues: ConfigIssue[]
+  /** Defaults filled in by applyKubeletDefaults, in the order applied. */
+  defaults: AppliedDefault[]
+}
+
+export interface KubeletParseOptions {
+  /** File name for origins and issues. */
+  source?: string
+  /** Kubelet version (`1.29`, `v1.29.3`): warns about fields this version does not know. */
+  version?: string
+  /** Record fields as coming from a drop-in rather than the main file. */
+  originKind?: OriginKind
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schema
+
+const str: FieldSpec = {type: 'string'}
+const bool: FieldSpec = {type: 'bool'}
+const boolPtr: FieldSpec = {type: 'bool', pointer: true}
+const int32: FieldSpec = {type: 'int32'}
+const int32Ptr: FieldSpec = {type: 'int32', pointer: true}
+const dur: FieldSpec = {type: 'duration'}
+const strList: FieldSpec = {type: {list: 'string'}}
+const strMap: FieldSpec = {type: {map: 'string'}}
+const since = (n: number, spec: FieldSpec): FieldSpec => ({...spec, since: n})
+
+const outputRouting: Schema = {splitStream: bool, infoBufferSize: {type: 'quantityOrNumber'}}
+
+/** component-base logs/api/v1 LoggingConfiguration. */
+export const LOGGING_SCHEMA: Schema = {
+  format: str,
+  flushFrequency: {type: 'durationOrNumber'},
+  verbosity: {type: 'uint32'},
+  vmodule: {type: {list: {struct: {filePattern: str, verbosity: {type: 'uint32'}}}}},
+  options: {type: {struct: {text: {type: {struct: outputRouting}}, json: {type: {struct: outputRouting}}}}},
+}
+
+export const KUBELET_SCHEMA: Schema = {
+  enableServer: since(19, boolPtr),
+  staticPodPath: str,
+  podLogsDir: since(30, str),
+  syncFrequency: dur,
+  fileCheckFrequency: dur,
+  httpCheckFrequency: dur,
+  staticPodURL: str,
+  staticPodURLHeader: {type: {map: {list: 'string'}}},
+  address: str,
+  port: int32,
+  readOnlyPort: int32,
+  tlsCertFile: str,
+  tlsPrivateKeyFile: str,
+  tlsCipherSuites: strList,
+  tlsCurvePreferences: since(36, {type: {list: 'int32'}}),
+  tlsMinVersion: {type: 'string', enum: ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']},
+  rotateCertificates: bool,
+  serverTLSBootstrap: bool,
+  authentication: {
+    type: {
+      struct: {
+        x509: {type: {struct: {clientCAFile: str}}},
+        webhook: {type: {struct: {enabled: boolPtr, cacheTTL: dur}}},
+        anonymous: {type: {struct: {enabled: boolPtr}}},
+      },
+    },
+  },
+  authorization: {
+    type: {
+      struct: {
+        mode: {type: 'string', enum: ['AlwaysAllow', 'Webhook']},
+        webhook: {type: {struct: {cacheAuthorizedTTL: dur, cacheUnauthorizedTTL: dur}}},
+      },
+    },
+  },
+  registryPullQPS: int32Ptr,
+  registryBurst: int32,
+  imagePullCredentialsVerificationPolicy: since(33, {
+    type: 'string',
+    enum: ['NeverVerify', 'NeverVerifyPreloadedImages', 'NeverVerifyAllowlistedImages', 'AlwaysVerify'],
+  }),
+  preloadedImagesVerificationAllowlist: since(33, strList),
+  eventRecordQPS: int32Ptr,
+  eventBurst: int32,
+  enableDebuggingHandlers: boolPtr,
+  enableContentionProfiling: bool,
+  healthzPort: int32Ptr,
+  healthzBindAddress: str,
+  oomScoreAdj: int32Ptr,
+  clusterDomain: str,
+  clusterDNS: strList,
+  streamingConnectionIdleTimeout: dur,
+  nodeStatusUpdateFrequency: dur,
+  nodeStatusReportFrequency: since(13, dur),
+  nodeLeaseDurationSeconds: int32,
+  imageMinimumGCAge: dur,
+  imageMaximumGCAge: since(29, dur),
+  imageGCHighThresholdPercent: int32Ptr,
+  imageGCLowThresholdPercent: int32Ptr,
+  volumeStatsAggPeriod: dur,
+  kubeletCgroups: str,
+  systemCgroups: str,
+  cgroupRoot: str,
+  cgroupsPerQOS: boolPtr,
+  cgroupDriver: {type: 'string', enum: ['cgroupfs', 'systemd']},
+  cpuManagerPolicy: {type: 'string', enum: ['none', 'static']},
+  singleProcessOOMKill: since(32, boolPtr),
+  cpuManagerPolicyOptions: since(22, strMap),
+  cpuManagerReconcilePeriod: dur,
+  memoryManagerPolicy: since(21, {type: 'string', enum: ['None', 'Static']}),
+  topologyManagerPolicy: since(16, {type: 'string', enum: ['none', 'best-effort', 'restricted', 'single-numa-node']}),
+  topologyManagerScope: since(20, {type: 'string', enum: ['container', 'pod']}),
+  topologyManagerPolicyOptions: since(26, strMap),
+  qosReserved: strMap,
+  runtimeRequestTimeout: dur,
+  hairpinMode: {type: 'string', enum: ['promiscuous-bridge', 'hairpin-veth', 'none']},
+  maxPods: int32,
+  podCIDR: str,
+  podPidsLimit: {type: 'int64', pointer: true},
+  resolvConf: {type: 'string', pointer: true},
+  runOnce: since(19, bool),
+  cpuCFSQuota: boolPtr,
+  cpuCFSQuotaPeriod: {type: 'duration', pointer: true},
+  nodeStatusMaxImages: since(19, int32Ptr),
+  maxOpenFiles: {type: 'int64'},
+  contentType: str,
+  kubeAPIQPS: int32Ptr,
+  kubeAPIBurst: int32,
+  serializeImagePulls: boolPtr,
+  maxParallelImagePulls: since(27, int32Ptr),
+  evictionHard: {type: {map: 'threshold'}},
+  evictionSoft: {type: {map: 'threshold'}},
+  evictionSoftGracePeriod: {type: {map: 'duration'}},
+  evictionPressureTransitionPeriod: dur,
+  evictionMaxPodGracePeriod: int32,
+  evictionMinimumReclaim: {type: {map: 'threshold'}},
+  mergeDefaultEvictionSettings: since(33, boolPtr),
+  podsPerCore: int32,
+  enableControllerAttachDetach: boolPtr,
+  protectKernelDefaults: bool,
+  makeIPTablesUtilChains: boolPtr,
+  iptablesMasqueradeBit: int32Ptr,
+  iptablesDropBit: int32Ptr,
+  featureGates: {type: {map: 'bool'}},
+  failSwapOn: boolPtr,
+  memorySwap: since(22, {type: {struct: {swapBehavior: str}}}),
+  containerLogMaxSize: {type: 'quantity'},
+  containerLogMaxFiles: int32Ptr,
+  containerLogMaxWorkers: since(30, int32Ptr),
+  containerLogMonitorInterval: since(30, {type: 'duration', pointer: true}),
+  configMapAndSecretChangeDetectionStrategy: {type: 'string', enum: ['Get', 'Cache', 'Watch']},
+  systemReserved: {type: {map: 'quantity'}},
+  kubeReserved: {type: {map: 'quantity'}},
+  reservedSystemCPUs: since(17, str),
+  showHiddenMetricsForVersion: since(18, str),
+  systemReservedCgroup: str,
+  kubeReservedCgroup: str,
+  enforceNodeAllocatable: strList,
+  allowedUnsafeSysctls: since(16, strList),
+  defaultPodSysctls: since(36, strMap),
+  volumePluginDir: since(19, str),
+  providerID: since(19, str),
+  kernelMemcgNotification: since(19, bool),
+  logging: since(19, {type: {struct: LOGGING_SCHEMA}}),
+  enableSystemLogHandler: since(19, boolPtr),
+  enableSystemLogQuery: since(27, boolPtr),
+  shutdownGracePeriod: since(20, dur),
+  shutdownGracePeriodCriticalPods: since(20, dur),
+  shutdownGracePeriodByPodPriority: since(23, {
+    type: {list: {struct: {priority: int32, shutdownGracePeriodSeconds: {type: 'int64'}}}},
+  }),
+  crashLoopBackOff: since(32, {type: {struct: {maxContainerRestartPeriod: {type: 'duration', pointer: true}}}}),
+  reservedMemory: since(21, {type: {list: {struct: {numaNode: int32, limits: {type: {map: 'quantityOrNumber'}}}}}}),
+  enableProfilingHandler: since(21, boolPtr),
+  enableDebugFlagsHandler: since(21, boolPtr),
+  seccompDefault: since(22, boolPtr),
+  memoryThrottlingFactor: since(22, {type: 'float', pointer: true}),
+  memoryReservationPolicy: since(36, str),
+  registerWithTaints: since(23, {type: {list: {struct: {key: str, value: str, effect: str, timeAdded: {type: 'any'}}}}}),
+  registerNode: since(23, boolPtr),
+  tracing: since(25, {type: {struct: {endpoint: {type: 'string', pointer: true}, samplingRatePerMillion: int32Ptr}}}),
+  localStorageCapacityIsolation: since(25, boolPtr),
+  containerRuntimeEndpoint: since(27, str),
+  imageServiceEndpoint: since(27, str),
+  failCgroupV1: since(31, boolPtr),
+  userNamespaces: since(33, {type: {struct: {idsPerPod: {type: 'int64', pointer: true}}}}),
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Defaults
+
+const DEFAULTS_GO = 'pkg/kubelet/apis/config/v1beta1/defaults.go'
+const d = (path: string, value: DefaultSpec['value'], extra: Partial<DefaultSpec> = {}): DefaultSpec => ({
+  path: pointer(...path.split('.')),
+  value,
+  source: DEFAULTS_GO,
+  ...extra,
+})
+const z = {zeroIsUnset: true}
+
+/** Upstream v1beta1 defaults, in upstream order (nodeStatusReportFrequency reads nodeStatusUpdateFrequency). */
+export const KUBELET_DEFAULTS: readonly DefaultSpec[] = [
+  d('enableServer', true, {since: 19}),
+  d('syncFrequency', '1m0s', z),
+  d('fileCheckFrequency', '20s', z),
+  d('httpCheckFrequency', '20s', z),
+  d('address', '0.0.0.0', z),
+  d('port', 10250, z),
+  d('authentication.anonymous.enabled', false),
+  d('authentication.webhook.enabled', true),
+  d('authentication.webhook.cacheTTL', '2m0s', z),
+  d('authorization.mode', 'Webhook', z),
+  d('authorization.webhook.cacheAuthorizedTTL', '5m0s', z),
+  d('authorization.webhook.cacheUnauthorizedTTL', '30s', z),
+  d('registryPullQPS', 5),
+  d('registryBurst', 10, z),
+  d('eventRecordQPS', 5, {until: 27}),
+  d('eventRecordQPS', 50, {since: 27}),
+  d('eventBurst', 10, {...z, until: 27}),
+  d('eventBurst', 100, {...z, since: 27}),
+  d('enableDebuggingHandlers', true),
+  d('healthzPort', 10248),
+  d('healthzBindAddress', '127.0.0.1', z),
+  d('oomScoreAdj', -999),
+  d('streamingConnectionIdleTimeout', '4h0m0s', z),
+  // Backward compatibility: follows nodeStatusUpdateFrequency when that one is set explicitly.
+  d('nodeStatusReportFrequency', (v) => (isGoZero(v['nodeStatusUpdateFrequency']) ? '5m0s' : (v['nodeStatusUpdateFrequency'] ?? '5m0s')), {
+    ...z,
+    since: 13,
+  }),
+  d('nodeStatusUpdateFrequency', '10s', z),
+  d('nodeLeaseDurationSeconds', 40, z),
+  d('imageMinimumGCAge', '2m0s', z),
+  d('imageGCHighThresholdPercent', 85),
+  d('imageGCLowThresholdPercent', 80),
+  d('volumeStatsAggPeriod', '1m0s', z),
+  d('cgroupsPerQOS', true),
+  d('cgroupDriver', 'cgroupfs', z),
+  d('cpuManagerPolicy', 'none', z),
+  d('cpuManagerReconcilePeriod', '10s', z),
+  d('memoryManagerPolicy', 'None', {...z, since: 21}),
+  d('topologyManagerPolicy', 'none', z),
+  d('topologyManagerScope', 'container', {...z, since: 20}),
+  d('runtimeRequestTimeout', '2m0s', z),
+  d('hairpinMode', 'promiscuous-bridge', z),
+  d('maxPods', 110, z),
+  d('podPidsLimit', -1),
+  d('resolvConf', '/etc/resolv.conf'),
+  d('cpuCFSQuota', true),
+  d('cpuCFSQuotaPeriod', '100ms'),
+  d('nodeStatusMaxImages', 50, {since: 19}),
+  d('maxOpenFiles', 1000000, z),
+  d('contentType', 'application/vnd.kubernetes.protobuf', z),
+  d('kubeAPIQPS', 5, {until: 27}),
+  d('kubeAPIQPS', 50, {since: 27}),
+  d('kubeAPIBurst', 10, {...z, until: 27}),
+  d('kubeAPIBurst', 100, {...z, since: 27}),
+  d('serializeImagePulls', true, {until: 27}),
+  // From 1.27: false when maxParallelImagePulls > 1 is set, so users need not set both.
+  d('serializeImagePulls', (v) => {
+    const n = v['maxParallelImagePulls']
+    return typeof n === 'number' && n >= 2 ? false : true
+  }, {since: 27}),
+  d('evictionPressureTransitionPeriod', '5m0s', z),
+  d('mergeDefaultEvictionSettings', false, {since: 33}),
+  d('enableControllerAttachDetach', true),
+  d('makeIPTablesUtilChains', true),
+  d('iptablesMasqueradeBit', 14),
+  d('iptablesDropBit', 15),
+  d('failSwapOn', true),
+  d('containerLogMaxSize', '10Mi', z),
+  d('containerLogMaxFiles', 5),
+  d('containerLogMaxWorkers', 1, {since: 30}),
+  d('containerLogMonitorInterval', '10s', {since: 30}),
+  d('configMapAndSecretChangeDetectionStrategy', 'Watch', z),
+  // Only a nil list is defaulted: an explicit `enforceNodeAllocatable: []` stays empty.
+  d('enforceNodeAllocatable', ['pods']),
+  d('volumePluginDir', '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', z),
+  d('enableSystemLogHandler', true, {since: 19}),
+  d('enableProfilingHandler', true, {since: 21}),
+  d('enableDebugFlagsHandler', true, {since: 21}),
+  d('seccompDefault', false, {since: 22}),
+  d('failCgroupV1', false, {since: 31, until: 35}),
+  d('failCgroupV1', true, {since: 35}),
+  d('memoryThrottlingFactor', 0.8, {since: 22, until: 27}),
+  d('memoryThrottlingFactor', 0.9, {since: 27, until: 36}),
+  d('registerNode', true, {since: 23}),
+  d('localStorageCapacityIsolation', true, {since: 25}),
+  d('containerRuntimeEndpoint', 'unix:///run/containerd/containerd.sock', {...z, since: 27}),
+  d('podLogsDir', '/var/log/pods', {...z, since: 30}),
+]
+
+const EVICTION_DEFAULT_SOURCE = 'cmd/kubelet/app/server.go (loadConfigFile: eviction.DefaultEvictionHard, Linux)'
+
+/**
+ * Every default for a kubelet version (minor, or undefined for the newest), including evictionHard, which is
+ * filled only when the map is nil: setting some thresholds drops the others (unless mergeDefaultEvictionSettings).
+ */
+export function kubeletDefaultSpecs(version: number | undefined): DefaultSpec[] {
+  return [...KUBELET_DEFAULTS, {path: '/evictionHard', value: defaultEvictionHardFor(version), source: EVICTION_DEFAULT_SOURCE}]
+}
+
+/** The kubelet's built-in hard eviction thresholds on Linux; imagefs.inodesFree was added in 1.30 (PR #121834). */
+export function defaultEvictionHardFor(version: number | undefined): Record<string, string> {
+  const m: Record<string, string> = {
+    'memory.available': '100Mi',
+    'nodefs.available': '10%',
+    'nodefs.inodesFree': '5%',
+    'imagefs.available': '15%',
+  }
+  if (version === undefined || version >= 30) m['imagefs.inodesFree'] = '5%'
+  return m
+}
+
+/**
+ * What a kubelet started without --config uses for the fields whose flag default differs from the v1beta1
+ * default (cmd/kubelet/app/options/options.go applyLegacyDefaults). Applied on top of KUBELET_DEFAULTS.
+ */
+export const KUBELET_LEGACY_FLAG_DEFAULTS: readonly DefaultSpec[] = [
+  {path: '/authentication/anonymous/enabled', value: true, source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --anonymous-auth)'},
+  {path: '/authentication/webhook/enabled', value: false, source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --authentication-token-webhook)'},
+  {path: '/authorization/mode', value: 'AlwaysAllow', source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --authorization-mode)'},
+  {path: '/readOnlyPort', value: 10255, source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --read-only-port)'},
+]
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing
+
+/** Which kind of kubelet document `text` looks like, without throwing. */
+export function detectKubeletDocument(text: string): 'kubelet-config' | 'configz' | undefined {
+  try {
+    const loaded = loadYaml(text)
+    const root = loaded?.doc.contents
+    if (!isMap(root)) return undefined
+    const keys = root.items.map((p) => (isScalar(p.key) ? p.key.value : undefined))
+    if (keys.includes('kubeletconfig') && !keys.includes('kind')) return 'configz'
+    const kindPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kind')
+    const kind = kindPair && isScalar(kindPair.value) ? kindPair.value.value : undefined
+    if (kind === KUBELET_KIND) return 'kubelet-config'
+    const apiPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'apiVersion')
+    const api = apiPair && isScalar(apiPair.value) ? apiPair.value.value : undefined
+    if (typeof api === 'string' && api.startsWith('kubelet.config.k8s.io/')) return 'kubelet-config'
+    return undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Parses a KubeletConfiguration file (YAML or JSON) or a /configz body (`{"kubeletconfig": {...}}`, detected
+ * automatically). Throws ParseError (with the line) only for text that is not YAML/JSON or not a mapping;
+ * everything the kubelet would complain about is returned in `issues`.
+ */
+export function parseKubeletConfig(text: string, options: KubeletParseOptions = {}): KubeletConfig {
+  const loaded = loadYaml(text)
+  if (!loaded) throw new ParseError('the file is empty: expected a KubeletConfiguration', 1)
+  const root = loaded.doc.contents
+  if (!isMap(root)) {
+    throw new ParseError('expected a KubeletConfiguration mapping (kind: KubeletConfiguration)', nodeLine(root, loaded.lines) ?? 1)
+  }
+  const keys = root.items.map((p) => (isScalar(p.key) ? p.key.value : undefined))
+  if (keys.includes('kubeletconfig') && !keys.includes('kind')) return parseKubeletConfigz(text, options)
+
+  const version = parseMinorVersion(options.version)
+  const decoded = decodeWithSchema(root, loaded.lines, KUBELET_SCHEMA, {
+    source: options.source,
+    originKind: options.originKind ?? 'file',
+    version,
+    component: 'kubelet',
+  })
+  const cfg: KubeletConfig = {
+    format: loaded.format,
+    values: decoded.values,
+    origins: decoded.origins,
+    issues: decoded.issues,
+    defaults: [],
+  }
+  if (options.source !== undefined) cfg.source = options.source
+  const kindPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kind')
+  const apiPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'apiVersion')
+  const kind = kindPair && isScalar(kindPair.value) ? kindPair.value.value : undefined
+  const api = apiPair && isScalar(apiPair.value) ? apiPair.value.value : undefined
+  const at = (line: number | undefined): {line?: number; source?: string} => ({
+    ...(line === undefined ? {} : {line}),
+    ...(options.source === undefined ? {} : {source: options.source}),
+  })
+  if (typeof kind === 'string') cfg.kind = kind
+  if (typeof api === 'string') cfg.apiVersion = api
+  if (kind === undefined) {
+    cfg.issues.unshift({severity: 'error', code: 'missing-kind', message: `kind is missing: the kubelet refuses the file ("Object 'Kind' is missing"); add kind: ${KUBELET_KIND}`, ...at(1)})
+  } else if (kind !== KUBELET_KIND) {
+    cfg.issues.unshift({severity: 'error', code: 'wrong-kind', message: `kind is ${JSON.stringify(kind)}, expected ${KUBELET_KIND}`, ...at(nodeLine(kindPair?.value as YamlNode | undefined, loaded.lines))})
+  }
+  if (api === undefined) {
+    cfg.issues.unshift({severity: 'error', code: 'missing-api-version', message: `apiVersion is missing: the kubelet refuses the file; add apiVersion: ${KUBELET_API_VERSION}`, ...at(1)})
+  } else if (api !== KUBELET_API_VERSION) {
+    cfg.issues.unshift({
+      severity: 'error',
+      code: 'wrong-api-version',
+      message: `apiVersion is ${JSON.stringify(api)}; the kubelet reads ${KUBELET_API_VERSION}`,
+      ...at(nodeLine(apiPair?.value as YamlNode | undefined, loaded.lines)),
+    })
+  }
+  if (loaded.documentCount > 1) {
+    cfg.issues.push({severity: 'warning', code: 'multiple-documents', message: `the file holds ${loaded.documentCount} YAML documents; only the first is read`, ...at(undefined)})
+  }
+  return cfg
+}
+
+/**
+ * Parses `kubectl get --raw /api/v1/nodes/NODE/proxy/configz`: `{"kubeletconfig": {...}}`, the v1beta1 form of
+ * the running kubelet's merged and defaulted configuration (durations as Go strings, e.g. "4h0m0s").
+ */
+export function parseKubeletConfigz(text: string, options: KubeletParseOptions = {}): KubeletConfig {
+  const loaded = loadYaml(text)
+  if (!loaded) throw new ParseError('the file is empty: expected a /configz body', 1)
+  const root = loaded.doc.contents
+  if (!isMap(root)) throw new ParseError('expected a JSON object {"kubeletconfig": {...}}', nodeLine(root, loaded.lines) ?? 1)
+  const pair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kubeletconfig')
+  if (!pair) throw new ParseError('no "kubeletconfig" key: this is not a kubelet /configz body', 1)
+  const inner = pair.value as YamlNode | null
+  if (!isMap(inner)) throw new ParseError('"kubeletconfig" is not an object', nodeLine(pair.key as YamlNode | undefined, loaded.lines) ?? 1)
+  const decoded = decodeWithSchema(inner, loaded.lines, KUBELET_SCHEMA, {
+    source: options.source,
+    originKind: 'configz',
+    version: parseMinorVersion(options.version),
+    component: 'kubelet',
+  })
+  const cfg: KubeletConfig = {format: 'configz', values: decoded.values, origins: decoded.origins, issues: decoded.issues, defaults: []}
+  if (options.source !== undefined) cfg.source = options.source
+  return cfg
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Defaulting
+
+/**
+ * Returns a copy of `cfg` with the kubelet's v1beta1 defaults applied, so that omitted fields, `null` and the
+ * zero values of non-pointer fields (`0s`, `0`, `""`) read as what the kubelet uses. `version` (e.g. `1.29`)
+ * selects version-specific defaults; without it, the newest known defaults apply.
+ * A /configz body is already defaulted and is returned unchanged.
+ * With `legacyFlagDefaults`, models a kubelet started without --config (flag defaults for auth and the
+ * read-only port).
+ */
+export function applyKubeletDefaults(cfg: KubeletConfig, version?: string, options: {legacyFlagDefaults?: boolean} = {}): KubeletConfig {
+  if (cfg.format === 'configz') return {...cfg, values: cloneJson(cfg.values), origins: {...cfg.origins}, issues: [...cfg.issues], defaults: [...cfg.defaults]}
+  const minor = parseMinorVersion(version)
+  let values = cfg.values
+  let origins = cfg.origins
+  const applied: AppliedDefault[] = []
+  if (options.legacyFlagDefaults) {
+    const legacy = applyDefaultSpecs(values, origins, KUBELET_LEGACY_FLAG_DEFAULTS, minor)
+    values = legacy.values
+    origins = legacy.origins
+    applied.push(...legacy.applied)
+  }
+  const r = applyDefaultSpecs(values, origins, kubeletDefaultSpecs(minor), minor)
+  applied.push(...r.applied)
+  values = r.values
+  origins = r.origins
+  // mergeDefaultEvictionSettings (1.33+): thresholds that were not set are filled from the defaults.
+  if (values['mergeDefaultEvictionSettings'] === true && values['evictionHard'] && typeof values['evictionHard'] === 'object') {
+    const hard = values['evictionHard'] as JsonObject
+    for (const [k, v] of Object.entries(defaultEvictionHardFor(minor))) {
+      if (hard[k] !== undefined) continue
+      hard[k] = v
+      const path = pointer('evictionHard', k)
+      origins[path] = {kind: 'default', detail: 'mergeDefaultEvictionSettings: true'}
+      applied.push({path, value: v, reason: 'omitted', source: 'pkg/kubelet/eviction (mergeDefaultEvictionSettings)'})
+    }
+  }
+  return {...cfg, values, origins, issues: [...cfg.issues], defaults: [...cfg.defaults, ...applied]}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Drop-ins (--config-dir)
+
+/** Whether the kubelet reads a file of this name from --config-dir (Go filepath.Ext(name) == ".conf"). */
+export function isKubeletDropInName(name: string): boolean {
+  const base = name.split('/').at(-1) ?? name
+  const dot = base.lastIndexOf('.')
+  return dot !== -1 && base.slice(dot) === '.conf'
+}
+
+/** filepath.WalkDir order: lexical per directory level, byte-wise. */
+export function compareDropInNames(a: string, b: string): number {
+  const as = a.split('/')
+  const bs = b.split('/')
+  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
+    const x = as[i] ?? ''
+    const y = bs[i] ?? ''
+    if (x !== y) return x < y ? -1 : 1
+  }
+  return as.length - bs.length
+}
+
+/**
+ * Merges --config-dir drop-ins into `base` as the kubelet does (cmd/kubelet/app/server.go
+ * mergeKubeletConfigurations): only `*.conf` files, in WalkDir order (by name, subdirectories included), each
+ * applied as a JSON merge patch over the result so far. Mappings (featureGates, evictionHard, nested structs)
+ * merge key by key; lists are replaced whole (for staticPodURLHeader, per key); a later file wins.
+ * `null` in a drop-in removes nothing: the merged JSON is unmarshalled over the already loaded config, so
+ * the earlier value stays.
+ * Throws InputError naming the drop-in when one is not YAML/JSON.
+ */
+export function mergeKubeletDropIns(base: KubeletConfig, dropIns: ReadonlyArray<{name: string; text: string}>, options: {version?: string} = {}): KubeletConfig {
+  const parsed: KubeletConfig[] = []
+  const skipped: ConfigIssue[] = []
+  for (const f of dropIns) {
+    if (!isKubeletDropInName(f.name)) {
+      skipped.push({severity: 'info', code: 'drop-in-ignored', source: f.name, message: `${f.name} is ignored: the kubelet reads only *.conf files from --config-dir`})
+      continue
+    }
+    try {
+      parsed.push(parseKubeletConfig(f.text, {source: f.name, originKind: 'drop-in', ...(options.version === undefined ? {} : {version: options.version})}))
+    } catch (err) {
+      if (err instanceof ParseError) throw new InputError(f.name, err.message, err.line)
+      throw err
+    }
+  }
+  const merged = mergeKubeletConfigs(base, parsed)
+  merged.issues.push(...skipped)
+  return merged
+}
+
+/** mergeKubeletDropIns over already parsed drop-ins (their `source` is the file name used for ordering). */
+export function mergeKubeletConfigs(base: KubeletConfig, dropIns: readonly KubeletConfig[]): KubeletConfig {
+  const values = cloneJson(base.values)
+  const origins = {...base.origins}
+  const issues = [...base.issues]
+  const ordered = [...dropIns].sort((a, b) => compareDropInNames(a.source ?? '', b.source ?? ''))
+  for (const dropIn of ordered) {
+    issues.push(...dropIn.issues)
+    mergePatch(values, dropIn.values, '', origins, dropIn, issues)
+  }
+  return {...base, values, origins, issues}
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v)
+}
+
+const ZERO_MEANS_DEFAULT = new Set(KUBELET_DEFAULTS.filter((s) => s.zeroIsUnset).map((s) => s.path))
+
+function mergePatch(target: JsonObject, patch: JsonObject, ptr: string, origins: Record<string, Origin>, dropIn: KubeletConfig, issues: ConfigIssue[]): void {
+  for (const [key, pv] of Object.entries(patch)) {
+    const childPtr = ptr + pointer(key)
+    const at = dropIn.origins[childPtr]
+    if (pv === null) {
+      issues.push({
+        severity: 'info',
+        code: 'drop-in-null',
+        path: childPtr,
+        ...(dropIn.source === undefined ? {} : {source: dropIn.source}),
+        ...(at?.line === undefined ? {} : {line: at.line}),
+        message: `${displayPath(childPtr)}: null in a drop-in has no effect; the earlier value is kept`,
+      })
+      continue
+    }
+    const current = target[key]
+    if (isObject(pv) && isObject(current)) {
+      mergePatch(current, pv, childPtr, origins, dropIn, issues)
+      continue
+    }
+    if (ZERO_MEANS_DEFAULT.has(childPtr) && isGoZero(pv)) {
+      issues.push({
+        severity: 'warning',
+        code: 'drop-in-zero',
+        path: childPtr,
+        ...(dropIn.source === undefined ? {} : {source: dropIn.source}),
+        ...(at?.line === undefined ? {} : {line: at.line}),
+        message: `${displayPath(childPtr)}: ${JSON.stringify(pv)} in a drop-in is applied literally (defaults were applied to the base file before merging), not as "use the default"`,
+      })
+    }
+    target[key] = cloneJson(pv)
+    dropOriginsUnder(origins, childPtr)
+    for (const [k, o] of Object.entries(dropIn.origins)) if (k === childPtr || k.startsWith(childPtr + '/')) origins[k] = o
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Access
+
+/** The value at a dotted path (`authentication.anonymous.enabled`) or JSON Pointer, and where it came from. */
+export function kubeletSetting(cfg: KubeletConfig, path: string): {value: JsonValue | undefined; origin?: Origin} {
+  const ptr = path.startsWith('/') ? path : pointer(...path.split('.'))
+  const value = getAt(cfg.values, ptr)
+  const origin = cfg.origins[ptr] ?? Object.entries(cfg.origins).find(([k]) => k.startsWith(ptr + '/'))?.[1]
+  return origin ? {value, origin} : {value}
+}
+
+/** Sets a value with its origin (used when flags override the file). Returns a new config. */
+export function withKubeletSetting(cfg: KubeletConfig, ptr: string, value: JsonValue, origin: Origin): KubeletConfig {
+  const values = cloneJson(cfg.values)
+  const origins = {...cfg.origins}
+  setAt(values, ptr, cloneJson(value))
+  dropOriginsUnder(origins, ptr)
+  origins[ptr] = origin
+  return {...cfg, values, origins}
+}
+
+/** The schema entry for a JSON Pointer, walking structs, maps and lists. */
+export function kubeletFieldSpec(ptr: string): FieldSpec | undefined {
+  let schema: Schema | undefined = KUBELET_SCHEMA
+  let spec: FieldSpec | undefined
+  const segs = ptr.split('/').slice(1)
+  for (let i = 0; i < segs.length; i++) {
+    if (!schema) return undefined
+    spec = schema[segs[i] ?? '']
+    if (!spec) return undefined
+    let t: FieldSpec['type'] = spec.type
+    while (typeof t === 'object' && !('struct' in t) && i + 1 < segs.length) {
+      i++
+      t = 'map' in t ? t.map : t.list
+      spec = {type: t}
+    }
+    schema = typeof t === 'object' && 'struct' in t ? t.struct : undefined
+  }
+  return spec
+}

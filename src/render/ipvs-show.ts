@@ -1,0 +1,161 @@
+// `ipvs show`: an IPVS table as a human table (one row per real server) or the parsed model as JSON/YAML.
+import {Chalk, type ChalkInstance} from 'chalk'
+import Table from 'cli-table3'
+import {stringify} from 'yaml'
+import {formatAddrPort, type IpvsFormat, type IpvsRealServer, type IpvsTable, type IpvsVirtualServer} from '../core/parse/ipvsadm.js'
+
+export type ShowFormat = 'table' | 'json' | 'yaml'
+
+export interface ShowOptions {
+  color: boolean
+  /** Node the data belongs to, when known. */
+  node?: string
+  /** Where the data came from (a file path). */
+  source?: string
+}
+
+const API_VERSION = 'node-doctor.io/v1alpha1'
+
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+}
+
+const FORMAT_LABEL: Record<IpvsFormat, string> = {
+  list: 'ipvsadm -Ln',
+  'list-stats': 'ipvsadm -Ln --stats',
+  'list-rate': 'ipvsadm -Ln --rate',
+  'list-thresholds': 'ipvsadm -Ln --thresholds',
+  'list-persistent-conn': 'ipvsadm -Ln --persistent-conn',
+  'list-tun-info': 'ipvsadm -Ln --tun-info',
+  save: 'ipvsadm -Sn',
+}
+
+const FORWARD_LABEL: Record<string, string> = {masq: 'Masq', local: 'Local', route: 'Route', tunnel: 'Tunnel', gatewaying: 'Gate'}
+
+export function renderIpvsShow(table: IpvsTable, format: ShowFormat, options: ShowOptions): string {
+  const doc = {apiVersion: API_VERSION, kind: 'IpvsTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
+  if (format === 'json') return JSON.stringify(doc, null, 2) + '\n'
+  if (format === 'yaml') return stringify(doc, {lineWidth: 0})
+  return renderTable(table, options)
+}
+
+function renderTable(t: IpvsTable, options: ShowOptions): string {
+  const c = new Chalk({level: options.color ? 1 : 0})
+  const rsCount = t.virtualServers.reduce((n, v) => n + v.realServers.length, 0)
+  const where = [options.node ? `node ${options.node}` : undefined, options.source ? `from ${options.source}` : undefined].filter(Boolean).join(', ')
+  const header =
+    `${c.bold('IPVS')}${where ? ` (${where})` : ''}: ${t.virtualServers.length} virtual server${t.virtualServers.length === 1 ? '' : 's'}, ` +
+    `${rsCount} real server${rsCount === 1 ? '' : 's'} [${FORMAT_LABEL[t.format]}${t.version ? `, IPVS ${t.version}` : ''}]`
+  if (t.virtualServers.length === 0) return `${header}\n\nNo virtual servers.\n`
+  const cols = columnsFor(t.format)
+  const table = new Table({
+    head: ['VIRTUAL SERVER', 'SCHEDULER', 'PERSISTENCE', 'REAL SERVER', ...cols.map((x) => x.head)],
+    chars: BORDERLESS,
+    style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
+  })
+  const notes: string[] = []
+  for (const vs of t.virtualServers) {
+    const vsCells = [vsLabel(vs), schedulerLabel(vs), persistenceLabel(vs)]
+    if (vs.realServers.length === 0) {
+      table.push([...vsCells, c.red('(none)'), ...cols.map(() => '')])
+      continue
+    }
+    vs.realServers.forEach((rs, i) => {
+      const cells = cols.map((col) => col.cell(rs, c))
+      table.push([...(i === 0 ? vsCells : ['', '', '']), formatAddrPort(rs.address, rs.port, rs.family), ...cells])
+    })
+  }
+  const empty = t.virtualServers.filter((v) => v.realServers.length === 0).length
+  if (empty > 0) notes.push(`${empty} virtual server${empty === 1 ? ' has' : 's have'} no real servers (traffic to ${empty === 1 ? 'it' : 'them'} is dropped).`)
+  const zero = t.virtualServers.flatMap((v) => v.realServers).filter((r) => r.weight === 0).length
+  if (zero > 0) notes.push(`${zero} real server${zero === 1 ? ' has' : 's have'} weight 0 (graceful termination; stale if it lasts).`)
+  if (t.virtualServers.some((v) => v.stats?.approximate || v.realServers.some((r) => r.stats?.approximate || r.rates?.approximate)))
+    notes.push('Counters with K/M/G/T are rounded by ipvsadm (use --exact for exact values).')
+  const body = table.toString().split('\n').map((l) => l.trimEnd()).join('\n')
+  return `${header}\n\n${body}\n${notes.length > 0 ? '\n' + notes.map((n) => `Note: ${n}`).join('\n') + '\n' : ''}`
+}
+
+function vsLabel(vs: IpvsVirtualServer): string {
+  return vs.id
+}
+
+function schedulerLabel(vs: IpvsVirtualServer): string {
+  if (vs.scheduler === undefined) return '-'
+  const parts = [vs.scheduler]
+  if (vs.schedulerFlags.length > 0) parts.push(`(${vs.schedulerFlags.join(',')})`)
+  if (vs.onePacket) parts.push('ops')
+  return parts.join(' ')
+}
+
+function persistenceLabel(vs: IpvsVirtualServer): string {
+  const p = vs.persistence
+  if (!p) return ''
+  const parts = [`${p.timeoutSeconds}s`]
+  if (p.netmask !== undefined) parts.push(`mask ${p.netmask}`)
+  if (p.engine !== undefined) parts.push(`pe ${p.engine}`)
+  return parts.join(' ')
+}
+
+interface Column {
+  head: string
+  cell: (rs: IpvsRealServer, c: ChalkInstance) => string
+}
+
+const num = (v: number | undefined): string => (v === undefined ? '' : String(v))
+
+function columnsFor(format: IpvsFormat): Column[] {
+  const weight: Column = {head: 'WEIGHT', cell: (rs, c) => (rs.weight === 0 ? c.yellow('0') : num(rs.weight))}
+  const active: Column = {head: 'ACTIVE', cell: (rs) => num(rs.activeConnections)}
+  const inactive: Column = {head: 'INACTIVE', cell: (rs) => num(rs.inactiveConnections)}
+  switch (format) {
+    case 'list-stats':
+      return [
+        {head: 'CONNS', cell: (rs) => num(rs.stats?.connections)},
+        {head: 'INPKTS', cell: (rs) => num(rs.stats?.inPackets)},
+        {head: 'OUTPKTS', cell: (rs) => num(rs.stats?.outPackets)},
+        {head: 'INBYTES', cell: (rs) => num(rs.stats?.inBytes)},
+        {head: 'OUTBYTES', cell: (rs) => num(rs.stats?.outBytes)},
+      ]
+    case 'list-rate':
+      return [
+        {head: 'CPS', cell: (rs) => num(rs.rates?.connectionsPerSecond)},
+        {head: 'INPPS', cell: (rs) => num(rs.rates?.inPacketsPerSecond)},
+        {head: 'OUTPPS', cell: (rs) => num(rs.rates?.outPacketsPerSecond)},
+        {head: 'INBPS', cell: (rs) => num(rs.rates?.inBytesPerSecond)},
+        {head: 'OUTBPS', cell: (rs) => num(rs.rates?.outBytesPerSecond)},
+      ]
+    case 'list-thresholds':
+      return [
+        {head: 'UPPER', cell: (rs) => num(rs.upperThreshold)},
+        {head: 'LOWER', cell: (rs) => num(rs.lowerThreshold)},
+        active,
+        inactive,
+      ]
+    case 'list-persistent-conn':
+      return [weight, {head: 'PERSIST', cell: (rs) => num(rs.persistentConnections)}, active, inactive]
+    case 'save':
+      return [{head: 'FORWARD', cell: (rs) => FORWARD_LABEL[rs.forward ?? ''] ?? ''}, weight]
+    default:
+      return [
+        {head: 'FORWARD', cell: (rs) => FORWARD_LABEL[rs.forward ?? ''] ?? ''},
+        ...(format === 'list-tun-info' ? [{head: 'TUNNEL', cell: (rs: IpvsRealServer) => rs.tunnel ?? ''}] : []),
+        weight,
+        active,
+        inactive,
+      ]
+  }
+}

@@ -1,0 +1,400 @@
+// How to reach a node over SSH: flags > OpenSSH client config (~/.ssh/config or --ssh-config) > defaults.
+// The config file is parsed with `ssh-config`; values are computed here with OpenSSH's readconf.c rules (first
+// obtained value wins, IdentityFile accumulates, Include is conditional) because the library's compute() treats
+// `?` as "zero or one character" and runs `Match exec` commands.
+import {createHash} from 'node:crypto'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {hostname, userInfo} from 'node:os'
+import {basename, dirname, isAbsolute, join} from 'node:path'
+import {type Line, parse} from 'ssh-config'
+import {UsageError} from '../../errors.js'
+import {matchPattern} from './known-hosts.js'
+
+export type StrictHostKeyChecking = 'yes' | 'accept-new' | 'no'
+
+export interface SshFlags {
+  user?: string
+  identity?: string
+  port?: number
+  /** `[user@]host[:port]` hops, comma-separated, outermost first; `none` disables a configured ProxyJump. */
+  jump?: string
+  sshConfigPath?: string
+  insecureSkipHostKeyCheck?: boolean
+}
+
+export interface SshTarget {
+  /** The name looked up in the ssh config (node name, its address, or a jump host as written). */
+  name: string
+  host: string
+  port: number
+  user: string
+  /** Private key files to try, in order. Defaults are listed only when they exist. */
+  identityFiles: string[]
+  /** Use only these identities (ssh-agent keys only when they match one of them). */
+  identitiesOnly: boolean
+  /** Jump hosts, outermost first; empty for a direct connection (always empty on the hops themselves). */
+  proxyJump: SshTarget[]
+  knownHostsFiles: string[]
+  strictHostKeyChecking: StrictHostKeyChecking
+  /** Name to look up in known_hosts instead of host/[host]:port. */
+  hostKeyAlias?: string
+  connectTimeoutMs?: number
+}
+
+export interface ResolvedSshTarget extends SshTarget {
+  /** Things the user may want to know (ignored Match blocks, missing identity files, ...). */
+  notes: string[]
+}
+
+export interface ResolveSshTargetInput {
+  nodeName: string
+  /** The node's InternalIP, used as HostName when the config gives none. */
+  address?: string
+  flags: SshFlags
+  env: Readonly<Record<string, string | undefined>>
+  home: string
+  /** Local user name (defaults to USER, then the OS). */
+  localUser?: string
+  /** Local host name for %l/%L/%C (defaults to the OS). */
+  localHost?: string
+}
+
+const MAX_HOPS = 8
+const MAX_INCLUDE_DEPTH = 16
+/** Directives that accumulate instead of first-wins. */
+const ACCUMULATE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv'])
+
+type Values = Map<string, string[]>
+
+interface ConfigFile {
+  path: string
+  lines: Line[]
+}
+
+/** Resolves the connection parameters for one node. Throws UsageError for unusable explicit input. */
+export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarget {
+  const notes: string[] = []
+  const localUser = input.localUser ?? input.env.USER ?? safeUserName()
+  const config = loadConfig(input, notes)
+  const ctx = {input, config, notes, localUser, localHost: input.localHost ?? hostname()}
+
+  let lookup = input.nodeName
+  let {values, specific} = computeValues(config, lookup, ctx)
+  if (input.address && !specific) {
+    const byAddress = computeValues(config, input.address, ctx)
+    if (byAddress.specific) {
+      notes.push(`no ssh config Host entry names node ${input.nodeName}; using the entry for its address ${input.address}`)
+      lookup = input.address
+      values = byAddress.values
+    }
+  }
+  const hostName = first(values, 'hostname')
+  const host = hostName !== undefined ? expandHostName(hostName, lookup) : (input.address ?? input.nodeName)
+
+  const target = buildTarget(ctx, {
+    name: lookup,
+    values,
+    host,
+    user: input.flags.user,
+    port: input.flags.port,
+    isHop: false,
+  })
+
+  const jumpSpec = input.flags.jump ?? first(values, 'proxyjump')
+  if (jumpSpec !== undefined && jumpSpec.toLowerCase() !== 'none') {
+    target.proxyJump = resolveJumpChain(ctx, jumpSpec, 0)
+  }
+  return {...target, notes}
+}
+
+interface Ctx {
+  input: ResolveSshTargetInput
+  config: ConfigFile | undefined
+  notes: string[]
+  localUser: string
+  localHost: string
+}
+
+/** Hops of a ProxyJump value, outermost first; the first hop's own ProxyJump is followed (as ssh -J does). */
+function resolveJumpChain(ctx: Ctx, spec: string, depth: number): SshTarget[] {
+  const hops: SshTarget[] = []
+  const specs = parseJumpSpec(spec)
+  for (let i = 0; i < specs.length; i++) {
+    const s = specs[i]!
+    const {values} = computeValues(ctx.config, s.host, ctx)
+    const hostName = first(values, 'hostname')
+    const hop = buildTarget(ctx, {
+      name: s.host,
+      values,
+      host: hostName !== undefined ? expandHostName(hostName, s.host) : s.host,
+      user: s.user,
+      port: s.port,
+      isHop: true,
+    })
+    if (i === 0) {
+      const own = first(values, 'proxyjump')
+      if (own !== undefined && own.toLowerCase() !== 'none') {
+        if (depth >= MAX_HOPS) throw new UsageError(`ProxyJump chain for ${s.host} is longer than ${MAX_HOPS} hops (a loop in the ssh config?)`)
+        hops.push(...resolveJumpChain(ctx, own, depth + 1))
+      }
+    }
+    hops.push(hop)
+  }
+  if (hops.length > MAX_HOPS) throw new UsageError(`ProxyJump chain "${spec}" is longer than ${MAX_HOPS} hops (a loop in the ssh config?)`)
+  return hops
+}
+
+function buildTarget(
+  ctx: Ctx,
+  p: {name: string; values: Values; host: string; user: string | undefined; port: number | undefined; isHop: boolean},
+): SshTarget {
+  const {input, notes} = ctx
+  const user = p.user ?? first(p.values, 'user') ?? ctx.localUser
+  const portText = first(p.values, 'port')
+  let port = p.port ?? (portText === undefined ? 22 : Number(portText))
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new UsageError(`invalid ssh port ${p.port ?? portText} for ${p.name}`)
+  }
+  port = Number(port)
+  const alias = first(p.values, 'hostkeyalias')
+  const tokens: Tokens = {
+    d: input.home,
+    u: ctx.localUser,
+    l: ctx.localHost,
+    h: p.host,
+    n: p.name,
+    p: String(port),
+    r: user,
+    k: alias ?? p.name,
+    i: typeof process.getuid === 'function' ? String(process.getuid()) : '0',
+  }
+
+  const identityFiles: string[] = []
+  if (input.flags.identity) {
+    const f = expandPath(input.flags.identity, tokens, input.home)
+    if (!existsSync(f)) throw new UsageError(`identity file ${f} (--identity) does not exist`)
+    identityFiles.push(f)
+  }
+  const configured = p.values.get('identityfile') ?? []
+  for (const raw of configured) {
+    if (raw.toLowerCase() === 'none') continue
+    const f = expandPath(raw, tokens, input.home)
+    if (existsSync(f)) identityFiles.push(f)
+    else notes.push(`IdentityFile ${f} for ${p.name} does not exist; skipped`)
+  }
+  // As ssh(1): the default keys only when neither -i nor IdentityFile named any.
+  if (configured.length === 0 && !input.flags.identity) {
+    for (const n of ['id_ed25519', 'id_ecdsa', 'id_rsa']) {
+      const f = join(input.home, '.ssh', n)
+      if (existsSync(f)) identityFiles.push(f)
+    }
+  }
+
+  const userFiles = p.values.get('userknownhostsfile') ?? ['~/.ssh/known_hosts', '~/.ssh/known_hosts2']
+  const globalFiles = p.values.get('globalknownhostsfile') ?? ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2']
+  const knownHostsFiles = [...userFiles, ...globalFiles].filter((f) => f.toLowerCase() !== 'none').map((f) => expandPath(f, tokens, input.home))
+
+  const target: SshTarget = {
+    name: p.name,
+    host: p.host,
+    port,
+    user,
+    identityFiles: [...new Set(identityFiles)],
+    identitiesOnly: yes(first(p.values, 'identitiesonly')),
+    proxyJump: [],
+    knownHostsFiles: [...new Set(knownHostsFiles)],
+    strictHostKeyChecking: input.flags.insecureSkipHostKeyCheck ? 'no' : strictness(first(p.values, 'stricthostkeychecking')),
+  }
+  if (alias !== undefined) target.hostKeyAlias = alias
+  const timeout = first(p.values, 'connecttimeout')
+  if (timeout !== undefined && Number(timeout) > 0) target.connectTimeoutMs = Number(timeout) * 1000
+  return target
+}
+
+/** `[user@]host[:port]` or `ssh://[user@]host[:port]`, comma-separated. IPv6 hosts in brackets. */
+export function parseJumpSpec(spec: string): Array<{user?: string; host: string; port?: number}> {
+  return spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const m = /^(?:ssh:\/\/)?(?:([^@]+)@)?(\[[^\]]+\]|[^:@/]+)(?::(\d+))?\/?$/.exec(s)
+      if (!m) throw new UsageError(`cannot parse jump host "${s}": expected [user@]host[:port]`)
+      const hop: {user?: string; host: string; port?: number} = {host: m[2]!.replace(/^\[(.*)\]$/, '$1')}
+      if (m[1]) hop.user = m[1]
+      if (m[3]) hop.port = Number(m[3])
+      return hop
+    })
+}
+
+function loadConfig(input: ResolveSshTargetInput, notes: string[]): ConfigFile | undefined {
+  const explicit = input.flags.sshConfigPath
+  const path = explicit ?? join(input.home, '.ssh', 'config')
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    if (explicit) throw new UsageError(`cannot read ssh config ${path} (--ssh-config): ${(err as Error).message}`)
+    return undefined
+  }
+  return {path, lines: parseConfig(text, path)}
+}
+
+function parseConfig(text: string, path: string): Line[] {
+  try {
+    return [...parse(text)]
+  } catch (err) {
+    throw new UsageError(`cannot parse ssh config ${path}: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * The config values for `host` (lower-case directive → values). `specific` tells whether a Host line other
+ * than a bare `*` matched.
+ */
+function computeValues(config: ConfigFile | undefined, host: string, ctx: Ctx): {values: Values; specific: boolean} {
+  const values: Values = new Map()
+  let specific = false
+  if (!config) return {values, specific}
+  // ssh(1) lower-cases the host it is given; patterns are compared as written.
+  const name = host.toLowerCase()
+  const set = (key: string, value: string[]) => {
+    if (ACCUMULATE.has(key)) values.set(key, [...(values.get(key) ?? []), ...value])
+    else if (!values.has(key)) values.set(key, value)
+  }
+  const walk = (lines: readonly Line[], file: string, active: boolean, depth: number) => {
+    for (const line of lines) {
+      if (line.type !== 1) continue
+      const key = line.param.toLowerCase()
+      if (key === 'host' || key === 'match') {
+        const section = line as Line & {config: Line[]}
+        if (key === 'match') {
+          const note = `ssh config Match blocks are not evaluated (${file}); use Host entries for node-doctor`
+          if (!ctx.notes.includes(note)) ctx.notes.push(note)
+          continue
+        }
+        const patterns = valueList(line.value)
+        const hit = active && hostMatches(name, patterns)
+        if (hit && patterns.some((p) => p !== '*')) specific = true
+        walk(section.config, file, hit, depth)
+        continue
+      }
+      if (!active) continue
+      if (key === 'include') {
+        if (depth >= MAX_INCLUDE_DEPTH) throw new UsageError(`ssh config Include nested more than ${MAX_INCLUDE_DEPTH} deep in ${file}`)
+        for (const inc of expandInclude(valueList(line.value), ctx.input.home)) {
+          let text: string
+          try {
+            text = readFileSync(inc, 'utf8')
+          } catch {
+            continue
+          }
+          walk(parseConfig(text, inc), inc, true, depth + 1)
+        }
+        continue
+      }
+      set(key, valueList(line.value))
+    }
+  }
+  walk(config.lines, config.path, true, 0)
+  return {values, specific}
+}
+
+/** OpenSSH Host matching: any positive pattern matches and no negated one does. */
+export function hostMatches(host: string, patterns: readonly string[]): boolean {
+  let matched = false
+  for (const p of patterns) {
+    if (p.startsWith('!')) {
+      if (matchPattern(host, p.slice(1))) return false
+    } else if (matchPattern(host, p)) {
+      matched = true
+    }
+  }
+  return matched
+}
+
+/** The parser already splits multi-valued directives (Host, UserKnownHostsFile, Include) into arrays. */
+function valueList(value: string | ReadonlyArray<{val: string}>): string[] {
+  return typeof value === 'string' ? [value] : value.map((v) => v.val)
+}
+
+function first(values: Values, key: string): string | undefined {
+  const v = values.get(key)
+  return v && v.length > 0 ? v.join(' ') : undefined
+}
+
+function yes(v: string | undefined): boolean {
+  return v !== undefined && /^(yes|true)$/i.test(v)
+}
+
+function strictness(v: string | undefined): StrictHostKeyChecking {
+  const s = (v ?? 'yes').toLowerCase()
+  if (s === 'no' || s === 'off' || s === 'false') return 'no'
+  if (s === 'accept-new') return 'accept-new'
+  return 'yes' // 'yes' and 'ask': we cannot ask, so like BatchMode
+}
+
+interface Tokens {
+  d: string
+  u: string
+  l: string
+  h: string
+  n: string
+  p: string
+  r: string
+  k: string
+  i: string
+}
+
+function expandTokens(s: string, t: Tokens): string {
+  return s.replace(/%(.)/g, (whole, c: string) => {
+    if (c === '%') return '%'
+    if (c === 'C') return createHash('sha1').update(`${t.l}${t.h}${t.p}${t.r}`).digest('hex')
+    if (c === 'L') return t.l.split('.')[0]!
+    const v = (t as unknown as Record<string, string>)[c]
+    if (v === undefined) throw new UsageError(`unsupported token ${whole} in ssh config value "${s}"`)
+    return v
+  })
+}
+
+/** HostName accepts only %h and %%. */
+function expandHostName(value: string, original: string): string {
+  return value.replace(/%([%h])/g, (_, c: string) => (c === '%' ? '%' : original))
+}
+
+function expandPath(raw: string, t: Tokens, home: string): string {
+  let s = expandTokens(raw, t)
+  if (s === '~') s = home
+  else if (s.startsWith('~/')) s = join(home, s.slice(2))
+  return s
+}
+
+/** Include arguments: relative to ~/.ssh, with `*`/`?` allowed in the file name; sorted like glob(3). */
+function expandInclude(args: readonly string[], home: string): string[] {
+  const out: string[] = []
+  for (const a of args) {
+    let p = a.startsWith('~/') ? join(home, a.slice(2)) : a
+    if (!isAbsolute(p)) p = join(home, '.ssh', p)
+    const base = basename(p)
+    if (!/[*?]/.test(base)) {
+      out.push(p)
+      continue
+    }
+    let names: string[]
+    try {
+      names = readdirSync(dirname(p))
+    } catch {
+      continue
+    }
+    out.push(...names.filter((n) => !n.startsWith('.') && matchPattern(n, base)).sort().map((n) => join(dirname(p), n)))
+  }
+  return out
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username
+  } catch {
+    return 'root'
+  }
+}

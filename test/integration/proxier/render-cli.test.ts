@@ -1,0 +1,71 @@
+// `kubectl node-doctor proxy render` through the built CLI (run `npm run build` first): same bytes as the feature
+// goldens, version from the DaemonSet image, errors with exit code 2 that name what is wrong.
+import assert from 'node:assert/strict'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, describe, it} from 'node:test'
+import {fixturePath, readFixture} from '../../support/golden.js'
+import {runCli} from '../../support/run-cli.js'
+
+const NODES = fixturePath('proxier/iptables/nodes.yaml')
+const objects = (dir: string): string => fixturePath(`proxier/iptables/${dir}/objects.yaml`)
+const tmp = mkdtempSync(join(tmpdir(), 'nd-render-'))
+after(() => rmSync(tmp, {recursive: true, force: true}))
+
+describe('proxy render', () => {
+  it('prints the exact restore input of the feature goldens', async () => {
+    for (const [dir, extra, golden] of [
+      ['etp-local', ['--kube-proxy-version', 'v1.35'], 'expected.restore'],
+      ['ipv6', ['--kube-proxy-version', 'v1.35', '--ip-family', 'ipv6'], 'expected.restore'],
+      ['versions', ['--kube-proxy-version', 'v1.28'], 'expected-v1.28.restore'],
+    ] as const) {
+      const r = await runCli(['proxy', 'render', '--objects', NODES, '--objects', objects(dir), '--node', 'node-a', ...extra, '-q'])
+      assert.equal(r.stderr, '')
+      assert.equal(r.exitCode, 0)
+      assert.equal(r.stdout, readFixture(`proxier/iptables/${dir}/${golden}`), dir)
+    }
+  })
+
+  it('takes the version from the kube-proxy DaemonSet image and honours runtime-fact flags', async () => {
+    const ds = join(tmp, 'ds.yaml')
+    writeFileSync(ds, 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: kube-proxy, namespace: kube-system}\nspec: {template: {spec: {containers: [{name: kube-proxy, image: "registry.k8s.io/kube-proxy:v1.30.9"}]}}}\n')
+    const r = await runCli(['proxy', 'render', '--objects', NODES, '--objects', objects('versions'), '--objects', ds, '--node', 'node-a', '-v'])
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.match(r.stderr, /kube-proxy v1\.30 \(from daemonset\), ipv4, node node-a/)
+    assert.equal(r.stdout, readFixture('proxier/iptables/versions/expected-v1.30.restore'))
+    const off = await runCli(['proxy', 'render', '--objects', NODES, '--objects', objects('versions'), '--objects', ds, '--node', 'node-a', '--no-random-fully', '--no-nfacct', '--tcp-be-liberal'])
+    assert.doesNotMatch(off.stdout, /random-fully|nfacct|INVALID/)
+  })
+
+  it('prints the iptables-save view with --format save', async () => {
+    const r = await runCli(['proxy', 'render', '--objects', NODES, '--objects', objects('clusterip'), '--node', 'node-a', '--format', 'save', '-q'])
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.match(r.stdout, /^\*filter\n:INPUT ACCEPT \[0:0\]\n/)
+    assert.match(r.stdout, /\n-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000\/0x4000\n/)
+    assert.match(r.stdout, /\n\*mangle\n[^*]*:KUBE-PROXY-CANARY - \[0:0\]\n/)
+  })
+
+  it('fails with exit 2 naming the problem', async () => {
+    const bad = join(tmp, 'bad.yaml')
+    writeFileSync(bad, 'kind: Service\nmetadata: {name: x, namespace: n}\nspec:\n  ports: [{port: "80"}]\n')
+    const cases: Array<[string[], RegExp]> = [
+      [['--objects', NODES, '--node', 'node-z'], /node "node-z" is not in the objects\n {2}Known nodes: node-a, node-b, node-v6\./],
+      [['--objects', bad, '--node', 'node-a'], /bad\.yaml:1: Service n\/x: spec\.ports\[0\]\.port: expected a port number, got "80"/],
+      [['--objects', join(tmp, 'missing.yaml'), '--node', 'node-a'], /missing\.yaml does not exist/],
+      [['--objects', NODES, '--node', 'node-a', '--kube-proxy-version', 'v1.27'], /kube-proxy v1\.27 is not supported\n {2}Supported: v1\.28 to v1\.35\./],
+      [['--objects', NODES, '--node', 'node-a', '--kube-proxy-version', 'latest'], /--kube-proxy-version "latest" is not a version/],
+      [['--objects', NODES, '--objects', objects('nodeport'), '--node', 'node-a', '--format', 'json'], /Expected --format=json to be one of: restore, save/],
+    ]
+    for (const [args, re] of cases) {
+      const r = await runCli(['proxy', 'render', ...args])
+      assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`)
+      assert.match(r.stderr, re)
+    }
+    const cm = join(tmp, 'cm.yaml')
+    writeFileSync(cm, 'kind: ConfigMap\nmetadata: {name: kube-proxy, namespace: kube-system}\ndata:\n  config.conf: |\n    detectLocalMode: Magic\n')
+    const r = await runCli(['proxy', 'render', '--objects', NODES, '--objects', cm, '--node', 'node-a'])
+    assert.equal(r.exitCode, 2)
+    assert.match(r.stderr, /kube-system\/kube-proxy ConfigMap \(config\.conf\): detectLocalMode: unknown mode "Magic"/)
+  })
+})
