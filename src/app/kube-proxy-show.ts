@@ -6,30 +6,9 @@ import {type ConfigIssue, formatValue, getAt, isGoZero, type JsonValue, type Ori
 import {detectKubeProxyDocument, type KubeProxyConfig, parseKubeProxyConfig} from '../core/parse/kube-proxy-config.js'
 import {effectiveKubeProxyConfig, kubeProxyFromManifest, type KubeProxyFlags, parseKubeProxyArgs} from '../core/parse/kube-proxy-flags.js'
 import {kubeProxySyncMetrics, type KubeProxySyncMetrics, parsePrometheusText} from '../core/parse/prom-metrics.js'
-import {parseProxierLog, parseProxyModeBody, RUNNING_PROXY_MODES, type RunningProxyMode} from '../core/parse/proxy-mode.js'
-import type {NamedText, ShowFlag, ShowSetting} from './kubelet-show.js'
-
-export const KUBE_PROXY_SHOW_KIND = 'KubeProxySettings'
-
-export type KubeProxyInputKind = 'kube-proxy-config' | 'configmap' | 'workload' | 'proxy-mode' | 'log' | 'metrics'
-
-export interface KubeProxyShowResult {
-  apiVersion: 'node-doctor.io/v1alpha1'
-  kind: typeof KUBE_PROXY_SHOW_KIND
-  node?: string
-  version?: string
-  inputs: Array<{file: string; kind: KubeProxyInputKind; detail?: string}>
-  configMap?: {name?: string; namespace?: string; key: string}
-  workload?: {name: string; container: string; image?: string}
-  /** The configured mode after defaulting (`""` → iptables). */
-  configuredMode: string
-  /** What kube-proxy reports it runs, when /proxyMode or its log was given. */
-  running?: {mode?: RunningProxyMode; source: 'proxyMode' | 'log'; location?: string; fellBackFromIPVS?: boolean; failed?: boolean}
-  flags: ShowFlag[]
-  settings: ShowSetting[]
-  sync?: KubeProxySyncMetrics
-  issues: ConfigIssue[]
-}
+import {parseProxierLog, parseProxyModeBody, RUNNING_PROXY_MODES} from '../core/parse/proxy-mode.js'
+import type {NamedText} from './kubelet-show.js'
+import {type KubeProxyInputKind, type KubeProxyShowResult, SETTINGS_API_VERSION, type ShowFlag, type ShowSetting} from '../core/model/component-settings.js'
 
 const COMMON = ['mode', 'clusterCIDR', 'detectLocalMode', 'detectLocal.bridgeInterface', 'detectLocal.interfaceNamePrefix', 'nodePortAddresses']
 const IPTABLES = ['iptables.masqueradeAll', 'iptables.masqueradeBit', 'iptables.localhostNodePorts', 'iptables.syncPeriod', 'iptables.minSyncPeriod']
@@ -192,8 +171,8 @@ export function showKubeProxy(files: readonly NamedText[], options: KubeProxySho
     settings.push(settingOf(effective, path, false))
   }
   const result: KubeProxyShowResult = {
-    apiVersion: 'node-doctor.io/v1alpha1',
-    kind: KUBE_PROXY_SHOW_KIND,
+    apiVersion: SETTINGS_API_VERSION,
+    kind: 'KubeProxySettings',
     inputs,
     configuredMode,
     flags: (flags?.flags ?? []).map((f) => {

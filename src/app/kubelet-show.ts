@@ -16,6 +16,7 @@ import {
   parseMinorVersion,
   pointer,
 } from '../core/parse/component-config.js'
+import {type KubeletInputKind, type KubeletShowResult, SETTINGS_API_VERSION, type ShowFlag, type ShowSetting} from '../core/model/component-settings.js'
 import {parseKubeadmFlagsEnv} from '../core/parse/kubeadm-flags.js'
 import {
   applyKubeletDefaults,
@@ -38,66 +39,9 @@ import {
 import type {ArgToken} from '../core/parse/pflag.js'
 import {parseEnvironmentFile, parseSystemctlCat, type SystemdUnit} from '../core/parse/systemd-unit.js'
 
-export const KUBELET_SHOW_KIND = 'KubeletSettings'
-
-export type KubeletInputKind = 'kubelet-config' | 'drop-in' | 'configz' | 'systemd-unit' | 'env-file' | 'k3s-config' | 'command-line'
-
 export interface NamedText {
   name: string
   text: string
-}
-
-export type SettingSource = 'default' | 'file' | 'drop-in' | 'flag' | 'configz' | 'unset'
-
-export interface ShowSetting {
-  /** Display path (`authentication.anonymous.enabled`). */
-  path: string
-  value: JsonValue | null
-  /** The value as shown in the table. */
-  display: string
-  source: SettingSource
-  /** `file:line`, or the flag as written and where, or the upstream file that sets the default. */
-  location?: string
-  /** For a default: what the file wrote that means "unset" (`0s`, `null`). */
-  written?: string
-  /** One of the settings node-doctor highlights (node-state.md E.4, C.1). */
-  important: boolean
-}
-
-export interface ShowFlag {
-  flag: string
-  name: string
-  value: string
-  status: 'ok' | 'deprecated' | 'removed' | 'unknown'
-  location?: string
-  via?: string
-  /** The config field the flag overrides. */
-  overrides?: string
-  note?: string
-}
-
-export interface ShowInput {
-  file: string
-  kind: KubeletInputKind
-  detail?: string
-}
-
-export interface KubeletShowResult {
-  apiVersion: 'node-doctor.io/v1alpha1'
-  kind: typeof KUBELET_SHOW_KIND
-  node?: string
-  version?: string
-  inputs: ShowInput[]
-  /** `--config` / `--config-dir` from the command line, when known. */
-  configFile?: string
-  configDir?: string
-  /** Whether the settings are the running kubelet's (/configz) or derived from files and flags. */
-  basis: 'configz' | 'files'
-  flags: ShowFlag[]
-  settings: ShowSetting[]
-  /** Settings where /configz differs from what the files and flags give. */
-  drift: Array<{path: string; running: string; intended: string; intendedLocation?: string}>
-  issues: ConfigIssue[]
 }
 
 /** Settings shown first, in this order (node-state.md E.4). */
@@ -218,7 +162,7 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
   }
   const version = options.version
   const vopt = version === undefined ? {} : {version}
-  const inputs: ShowInput[] = []
+  const inputs: KubeletShowResult['inputs'] = []
   const issues: ConfigIssue[] = []
   const configs: Array<{name: string; cfg: KubeletConfig}> = []
   let configz: KubeletConfig | undefined
@@ -282,7 +226,12 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
     issues.push(...r.issues)
   } else if (envFiles.length > 0) {
     const parsed = envFiles.map((e) => wrap(e.name, () => parseKubeadmFlagsEnv(e.text, {source: e.name})))
-    for (const p of parsed) issues.push(...p.issues)
+    parsed.forEach((p, i) => {
+      issues.push(...p.issues)
+      const idx = inputs.findIndex((x) => x.file === envFiles[i]?.name)
+      const vars = [p.kubeadmArgs.length > 0 ? 'KUBELET_KUBEADM_ARGS' : '', p.extraArgs.length > 0 ? 'KUBELET_EXTRA_ARGS' : ''].filter((v) => v !== '')
+      if (idx !== -1) inputs[idx] = {file: envFiles[i]?.name ?? '', kind: 'env-file', detail: vars.length > 0 ? vars.join(', ') : 'no kubelet arguments'}
+    })
     args = kubeletArgsFromEnvFiles(parsed)
     issues.push({severity: 'info', code: 'no-unit', message: "no systemd unit given: the environment files' KUBELET_KUBEADM_ARGS and KUBELET_EXTRA_ARGS are used in kubeadm's order"})
   }
@@ -340,8 +289,8 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
   const effective = configz ?? intended
   if (!effective) throw new UsageError('nothing to show: no kubelet configuration, /configz body or command line among the inputs')
   const result: KubeletShowResult = {
-    apiVersion: 'node-doctor.io/v1alpha1',
-    kind: KUBELET_SHOW_KIND,
+    apiVersion: SETTINGS_API_VERSION,
+    kind: 'KubeletSettings',
     inputs,
     basis: configz ? 'configz' : 'files',
     flags: (flags?.flags ?? []).map((f) => {
@@ -372,7 +321,7 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
 }
 
 /** Pairs environment files with the unit's EnvironmentFile= entries: by path or name, then by the variables they set. */
-function matchEnvFiles(unit: SystemdUnit, envFiles: readonly NamedText[], inputs: ShowInput[]): Array<{path: string; text: string}> {
+function matchEnvFiles(unit: SystemdUnit, envFiles: readonly NamedText[], inputs: KubeletShowResult['inputs']): Array<{path: string; text: string}> {
   const out: Array<{path: string; text: string}> = []
   const taken = new Set<string>()
   for (const f of envFiles) {

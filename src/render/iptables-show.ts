@@ -61,20 +61,21 @@ function percent(p: number): string {
 }
 
 function frontendLine(f: ServiceFrontend, c: ChalkInstance): string {
-  const port = f.port === null ? '' : `:${f.port}`
+  const addr = f.address ?? '?'
+  const ap = f.port === null ? addr : addr.includes(':') ? `[${addr}]:${f.port}` : `${addr}:${f.port}`
   let where: string
   switch (f.kind) {
     case 'clusterIP':
-      where = `${f.address ?? '?'}${port}`
+      where = ap
       break
     case 'externalIP':
-      where = `external ${f.address ?? '?'}${port}`
+      where = `external ${ap}`
       break
     case 'loadBalancerIP':
-      where = `lb ${f.address ?? '?'}${port}`
+      where = `lb ${ap}`
       break
     case 'external':
-      where = `external/lb ${f.address ?? '?'}${port}`
+      where = `external/lb ${ap}`
       break
     case 'nodePort':
       where = `node port ${f.port ?? '?'}`
@@ -83,8 +84,12 @@ function frontendLine(f: ServiceFrontend, c: ChalkInstance): string {
       where = `node port ${f.port ?? '?'} (127.0.0.0/8)`
       break
   }
-  if (f.table === 'filter') return `${where} ${c.yellow(`→ ${f.target}`)}${f.reason ? ` (${f.reason})` : ''}`
+  if (f.table === 'filter') return `${where} ${c.yellow(`→ ${f.target}`)}${f.reason ? ` (${shortReason(f.reason)})` : ''}`
   return where
+}
+
+function shortReason(reason: string): string {
+  return reason.startsWith('traffic not accepted by KUBE-FW-') ? 'source not in loadBalancerSourceRanges' : reason
 }
 
 function endpointLines(chain: PolicyChainRouting, counters: boolean, c: ChalkInstance): string[] {

@@ -2,7 +2,7 @@
 // flags, sync metrics and problems; or the result as versioned JSON/YAML. Pure: result in, string out.
 import {Chalk} from 'chalk'
 import {stringify} from 'yaml'
-import type {KubeProxyShowResult} from '../app/kube-proxy-show.js'
+import type {KubeProxyShowResult} from '../core/model/component-settings.js'
 import {plainTable, renderIssues, renderSettingsTable, type ShowFormat, type ShowRenderOptions, truncate} from './kubelet-show.js'
 
 function seconds(n: number | undefined): string {

@@ -4,7 +4,7 @@ import {Chalk} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import type {ConfigIssue} from '../core/parse/component-config.js'
-import type {KubeletShowResult, ShowFlag, ShowSetting} from '../app/kubelet-show.js'
+import type {KubeletShowResult, ShowFlag, ShowSetting} from '../core/model/component-settings.js'
 
 export type ShowFormat = 'table' | 'json' | 'yaml'
 export const SHOW_FORMATS: readonly ShowFormat[] = ['table', 'json', 'yaml']

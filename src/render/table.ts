@@ -35,6 +35,16 @@ export function formatSubject(subject: Subject): string {
   return `${subject.kind}/${name}${subject.in ? ` in ${subject.in}` : ''}`
 }
 
+const SHORT_SUBJECT = 48
+
+/** The subject for the narrow table: long names (whole rules) are elided in the middle; -o wide shows them whole. */
+export function shortSubject(subject: Subject): string {
+  const full = formatSubject(subject)
+  if (full.length <= SHORT_SUBJECT) return full
+  const keep = SHORT_SUBJECT - 1
+  return `${full.slice(0, Math.ceil(keep * 0.6))}…${full.slice(full.length - Math.floor(keep * 0.4))}`
+}
+
 export function renderTable(report: Report, options: RenderOptions): string {
   return renderHuman(report, options, false)
 }
@@ -126,7 +136,7 @@ function findingsTable(findings: Finding[], c: ChalkInstance, width: number | un
     `${SEVERITY_SYMBOL[f.severity]} ${f.severity}`,
     f.id,
     f.area,
-    formatSubject(f.subject),
+    wide ? formatSubject(f.subject) : shortSubject(f.subject),
     f.message,
     ...(wide ? [evidenceCell(f.evidence), f.remedy] : []),
   ]

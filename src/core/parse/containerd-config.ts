@@ -171,6 +171,17 @@ export function parseContainerdConfig(text: string, options: {source?: string} =
     if (line !== undefined) r.line = line
     runtimes.push(r)
   }
+  // Config version 1 could name the default runtime inline instead of by name.
+  const inline = table(containerdTable['default_runtime'])
+  if (inline && !runtimes.some((r) => r.name === defaultRuntimeName)) {
+    const opts = table(inline['options']) ?? {}
+    const r: ContainerdRuntime = {name: defaultRuntimeName, options: opts, path: `plugins."${runtimePlugin}".containerd.default_runtime`}
+    if (typeof inline['runtime_type'] === 'string') r.runtimeType = inline['runtime_type']
+    if (typeof opts['SystemdCgroup'] === 'boolean') r.systemdCgroup = opts['SystemdCgroup']
+    const line = lineOf('plugins', runtimePlugin, 'containerd', 'default_runtime')
+    if (line !== undefined) r.line = line
+    runtimes.push(r)
+  }
   const defaultRuntime = runtimes.find((r) => r.name === defaultRuntimeName)
   if (!defaultRuntime && runtimes.length > 0) {
     issues.push({

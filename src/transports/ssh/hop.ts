@@ -32,8 +32,8 @@ export class HopError extends Error {
 
 export interface HopOptions {
   connectTimeoutMs?: number
-  /** ssh-agent socket ('' = none). */
-  agentSocket: string | undefined
+  /** Overrides every hop's identityAgent ('' = no agent). */
+  agentSocket?: string
   keepaliveIntervalMs?: number
   /** Receives notes about connections that succeeded anyway (accepted unknown host key, ...). */
   warn: (message: string) => void
@@ -67,7 +67,7 @@ export function connectHop(hop: SshTarget, sock: Duplex | undefined, isJump: boo
     return false
   }
 
-  const auth = prepareAuth(hop, options.agentSocket)
+  const auth = prepareAuth(hop, options.agentSocket ?? hop.identityAgent ?? process.env.SSH_AUTH_SOCK)
   if (auth.methods.length === 0) {
     return Promise.reject(failHop('auth', `no credentials to authenticate as ${hop.user}: ${auth.describeEmpty()}`, auth.hint()))
   }
@@ -118,14 +118,16 @@ export function connectHop(hop: SshTarget, sock: Duplex | undefined, isJump: boo
 /** Opens a direct-tcpip stream from the connected jump host `from` to `to`. Rejects with a HopError. */
 export function forwardTo(client: Client, from: SshTarget, to: SshTarget): Promise<Duplex> {
   return new Promise((resolve, reject) => {
-    client.forwardOut('127.0.0.1', 0, to.host, to.port, (err, stream) => {
-      if (err) {
-        const refused = /refused/i.test(err.message)
-        reject(new HopError(refused ? 'connection-refused' : 'jump', `jump host ${describe(from)} could not open a connection to ${to.host}:${to.port}: ${err.message.replace(/^\(SSH\) /, '')}`, undefined, {cause: err}))
-      } else {
-        resolve(stream)
-      }
-    })
+    const done = (err: Error | undefined, stream?: Duplex) => {
+      if (!err) return resolve(stream!)
+      const refused = /refused/i.test(err.message)
+      reject(new HopError(refused ? 'connection-refused' : 'jump', `jump host ${describe(from)} could not open a connection to ${to.host}:${to.port}: ${err.message.replace(/^\(SSH\) /, '')}`, undefined, {cause: err}))
+    }
+    try {
+      client.forwardOut('127.0.0.1', 0, to.host, to.port, done)
+    } catch (err) {
+      done(err as Error) // 'Not connected': the jump host connection just went away
+    }
   })
 }
 
@@ -363,7 +365,7 @@ function prepareAuth(hop: SshTarget, agentSocket: string | undefined): PreparedA
       }
     },
     describeEmpty() {
-      const parts = [agentSocket ? 'ssh-agent has none of the IdentitiesOnly keys' : 'no ssh-agent (SSH_AUTH_SOCK is not set)']
+      const parts = [agentSocket ? 'ssh-agent has none of the IdentitiesOnly keys' : 'no ssh-agent (SSH_AUTH_SOCK is not set, or IdentityAgent none)']
       const problems = identities.filter((i) => i.problem).map((i) => i.problem!)
       if (hop.identityFiles.length === 0) parts.push('no identity file (none given with --identity or IdentityFile, and no ~/.ssh/id_ed25519, id_ecdsa or id_rsa)')
       return [...parts, ...problems].join('; ')

@@ -39,6 +39,8 @@ export interface SshTarget {
   /** Name to look up in known_hosts instead of host/[host]:port. */
   hostKeyAlias?: string
   connectTimeoutMs?: number
+  /** ssh-agent socket: IdentityAgent, else SSH_AUTH_SOCK; '' when disabled (IdentityAgent none). */
+  identityAgent?: string
 }
 
 export interface ResolvedSshTarget extends SshTarget {
@@ -206,9 +208,18 @@ function buildTarget(
     strictHostKeyChecking: input.flags.insecureSkipHostKeyCheck ? 'no' : strictness(first(p.values, 'stricthostkeychecking')),
   }
   if (alias !== undefined) target.hostKeyAlias = alias
+  const agent = identityAgent(first(p.values, 'identityagent'), input.env, tokens, input.home)
+  if (agent !== undefined) target.identityAgent = agent
   const timeout = first(p.values, 'connecttimeout')
   if (timeout !== undefined && Number(timeout) > 0) target.connectTimeoutMs = Number(timeout) * 1000
   return target
+}
+
+function identityAgent(value: string | undefined, env: ResolveSshTargetInput['env'], tokens: Tokens, home: string): string | undefined {
+  if (value === undefined || value === 'SSH_AUTH_SOCK') return env.SSH_AUTH_SOCK
+  if (value.toLowerCase() === 'none') return ''
+  if (value.startsWith('$')) return env[value.slice(1)] ?? ''
+  return expandPath(value, tokens, home)
 }
 
 /** `[user@]host[:port]` or `ssh://[user@]host[:port]`, comma-separated. IPv6 hosts in brackets. */

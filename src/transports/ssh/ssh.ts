@@ -21,7 +21,7 @@ export interface SshTransportOptions {
   connectTimeoutMs?: number
   /** Concurrent channels on the connection (default 8). */
   maxChannels?: number
-  /** ssh-agent socket; default SSH_AUTH_SOCK. Empty string disables the agent. */
+  /** ssh-agent socket for every hop, overriding the targets' identityAgent ('' disables the agent). */
   agentSocket?: string
   keepaliveIntervalMs?: number
   /** Share bastion connections with the other nodes of a fleet run (see SshJumpPool). */
@@ -97,7 +97,7 @@ export class SshTransport implements NodeTransport {
   private async connectChain(): Promise<Client> {
     const hopOptions: HopOptions = {
       connectTimeoutMs: this.options.connectTimeoutMs,
-      agentSocket: this.options.agentSocket ?? process.env.SSH_AUTH_SOCK,
+      agentSocket: this.options.agentSocket,
       keepaliveIntervalMs: this.options.keepaliveIntervalMs,
       warn: (m) => this.warnings.push(m),
     }
@@ -160,9 +160,10 @@ export class SshTransport implements NodeTransport {
         const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
         if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
         return r
       }
-      client.exec(command, (openErr, s) => {
+      const onOpened = (openErr: Error | undefined, s: ClientChannel) => {
         if (openErr) {
           finish(() => reject(this.dead ?? new ChannelOpenError(openErr.message.replace(/^\(SSH\) /, ''))))
           return
@@ -188,7 +189,12 @@ export class SshTransport implements NodeTransport {
           finish(() => resolve(result(timedOut || out.cut ? null : exitCode)))
         })
         s.end() // no stdin: like `ssh -n`, so commands that read it see EOF instead of hanging
-      })
+      }
+      try {
+        client.exec(command, onOpened)
+      } catch (e) {
+        onOpened(e as Error, undefined as unknown as ClientChannel) // 'Not connected': the connection just went away
+      }
     })
   }
 
@@ -363,5 +369,5 @@ export class SshJumpPool {
 
 /** Two hops share a connection only if everything that decides how it is made is equal. */
 function hopKey(t: SshTarget): string {
-  return JSON.stringify([t.user, t.host, t.port, t.identityFiles, t.identitiesOnly, t.knownHostsFiles, t.strictHostKeyChecking, t.hostKeyAlias ?? null])
+  return JSON.stringify([t.user, t.host, t.port, t.identityFiles, t.identitiesOnly, t.knownHostsFiles, t.strictHostKeyChecking, t.hostKeyAlias ?? null, t.identityAgent ?? null])
 }

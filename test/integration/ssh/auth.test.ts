@@ -43,7 +43,8 @@ describe('SSH authentication', {skip}, () => {
   })
 
   const run = async (node: string, overrides: Parameters<typeof targetFor>[3], agentSock = '') => {
-    const t = new SshTransport(node, targetFor(sshd, authorized, knownHosts, overrides), {agentSocket: agentSock})
+    // The agent comes from the target (IdentityAgent / SSH_AUTH_SOCK as resolved), '' meaning none.
+    const t = new SshTransport(node, targetFor(sshd, authorized, knownHosts, {identityAgent: agentSock, ...overrides}))
     try {
       return await t.exec('echo ok', {timeoutMs: 10_000})
     } finally {
@@ -98,12 +99,22 @@ describe('SSH authentication', {skip}, () => {
     assert.equal((await run('node-any', {identityFiles: [stranger.privateKeyPath], identitiesOnly: false}, agentSocket)).stdout, 'ok\n', 'without IdentitiesOnly every agent key is offered')
   })
 
+  it('a stale SSH_AUTH_SOCK is skipped and named in the failure', async () => {
+    const stale = join(dir, 'gone.sock')
+    assert.equal((await run('node-stale', {}, stale)).stdout, 'ok\n')
+    await assert.rejects(run('node-stale2', {identityFiles: [stranger.privateKeyPath]}, stale), (e: unknown) => {
+      assert.ok(e instanceof TransportError)
+      assert.match(e.message, /tried: ssh-agent \(unusable: .*\), publickey /)
+      return true
+    })
+  })
+
   it('no credentials at all fails before connecting', async () => {
     const acceptedBefore = sshd.count(/Connection from/)
     await assert.rejects(run('node-bare', {identityFiles: []}), (e: unknown) => {
       assert.ok(e instanceof TransportError)
       assert.equal(e.reason, 'auth')
-      assert.match(e.message, /no credentials to authenticate as root: no ssh-agent \(SSH_AUTH_SOCK is not set\); no identity file/)
+      assert.match(e.message, /no credentials to authenticate as root: no ssh-agent \(SSH_AUTH_SOCK is not set, or IdentityAgent none\); no identity file/)
       return true
     })
     assert.equal(sshd.count(/Connection from/), acceptedBefore)

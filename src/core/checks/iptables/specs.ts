@@ -132,6 +132,21 @@ function clip(lines: readonly string[]): string[] {
   return lines.length <= MAX_EVIDENCE ? [...lines] : [...lines.slice(0, MAX_EVIDENCE), `... ${lines.length - MAX_EVIDENCE} more`]
 }
 
+/** A short human summary of a rule body: its comment and what it matches, e.g. `"ns/svc:p cluster IP" 10.96.0.1:80/tcp → KUBE-SVC-X`. */
+export function ruleSummary(rule: string): string {
+  const comment = /--comment (?:"((?:[^"\\]|\\.)*)"|(\S+))/.exec(rule)
+  const dst = /(?:^|\s)-d (\S+)/.exec(rule)?.[1]?.replace(/\/(32|128)$/, '')
+  const dport = /--dport (\d+)/.exec(rule)?.[1]
+  const proto = /(?:^|\s)-p (\S+)/.exec(rule)?.[1]
+  const target = /(?:^|\s)-[jg] (\S+)(?: --to-destination (\S+))?/.exec(rule)
+  const parts: string[] = []
+  if (comment) parts.push(`"${comment[1] ?? comment[2]}"`)
+  const match = [dst, dport ? `:${dport}` : '', proto && (dst || dport) ? `/${proto}` : ''].join('')
+  if (match) parts.push(match)
+  if (target) parts.push(`→ ${target[2] ?? target[1]}`)
+  return parts.join(' ')
+}
+
 function forGroup(group: string | undefined): string {
   return group ? ` (${group})` : ''
 }
@@ -160,14 +175,14 @@ export function iptablesFindings(diffs: readonly IptablesDifference[], family: '
         break
       case 'missing-rule':
         draft = {
-          message: `${d.chain} in ${fam}${d.table} lacks a rule${forGroup(d.group)}`,
+          message: `${d.chain} in ${fam}${d.table} lacks the rule ${ruleSummary(d.rule)}`,
           subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
           evidence: [`expected: -A ${d.chain} ${d.rule}`],
         }
         break
       case 'extra-rule':
         draft = {
-          message: `${d.chain} in ${fam}${d.table} has a rule kube-proxy would not write${forGroup(d.group)}`,
+          message: `${d.chain} in ${fam}${d.table} has a rule kube-proxy would not write: ${ruleSummary(d.rule)}`,
           subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
           evidence: [`actual: -A ${d.chain} ${d.rule}`],
         }

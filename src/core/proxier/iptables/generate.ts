@@ -138,7 +138,6 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
   let totalEndpoints = 0
   for (const sp of servicePorts) totalEndpoints += endpointsMap.get(sp.key)?.length ?? 0
   const largeClusterMode = totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD
-  const comment = (c: string): string[] => (largeClusterMode ? [] : ['-m', 'comment', '--comment', c])
   const localhostNfacct = localhostNodePorts && !isIPv6 && versionAtLeast(v, 1, 31) && o.nfacct.localhostNpsAcceptedPkts
 
   for (const sp of servicePorts) {
@@ -189,6 +188,13 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
       }
     }
     const port = String(sp.port)
+    // Each endpoint's chain name is needed up to four times (affinity, SVC, SVL, SEP): hash it once.
+    const sepNames = new Map<string, string>()
+    const sepName = (ep: EndpointInfo): string => {
+      let n = sepNames.get(ep.endpoint)
+      if (n === undefined) sepNames.set(ep.endpoint, (n = endpointChainName(spn, proto, ep.endpoint)))
+      return n
+    }
     const natRule = (chain: string, args: string[]): void => nat.rule(chain, args, spn)
     const filterRule = (chain: string, args: string[]): void => filter.rule(chain, args, spn)
 
@@ -266,21 +272,25 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     if (usesClusterChain) {
       nat.chain(svcChain)
       activeNatChains.add(svcChain)
-      writeServiceToEndpointRules(natRule, sp, svcChain, clusterEndpoints, comment)
+      writeServiceToEndpointRules(natRule, sp, svcChain, clusterEndpoints, largeClusterMode, sepName)
     }
     if (usesLocalChain) {
       nat.chain(svlChain)
       activeNatChains.add(svlChain)
-      writeServiceToEndpointRules(natRule, sp, svlChain, localEndpoints, comment)
+      writeServiceToEndpointRules(natRule, sp, svlChain, localEndpoints, largeClusterMode, sepName)
     }
 
     for (const ep of allReachableEndpoints) {
-      const sepChain = endpointChainName(spn, proto, ep.endpoint)
+      const sepChain = sepName(ep)
       nat.chain(sepChain)
       activeNatChains.add(sepChain)
-      const c = comment(spn)
-      natRule(sepChain, [...c, '-s', ep.ip, '-j', KUBE_MARK_MASQ])
-      natRule(sepChain, [...c, ...(sp.sessionAffinityClientIP ? ['-m', 'recent', '--name', sepChain, '--set'] : []), '-m', proto, '-p', proto, '-j', 'DNAT', '--to-destination', ep.endpoint])
+      const masq = largeClusterMode ? [] : ['-m', 'comment', '--comment', spn]
+      const dnat = largeClusterMode ? [] : ['-m', 'comment', '--comment', spn]
+      masq.push('-s', ep.ip, '-j', KUBE_MARK_MASQ)
+      if (sp.sessionAffinityClientIP) dnat.push('-m', 'recent', '--name', sepChain, '--set')
+      dnat.push('-m', proto, '-p', proto, '-j', 'DNAT', '--to-destination', ep.endpoint)
+      natRule(sepChain, masq)
+      natRule(sepChain, dnat)
     }
   }
 
@@ -328,19 +338,25 @@ function writeServiceToEndpointRules(
   sp: ServicePortInfo,
   chain: string,
   endpoints: readonly EndpointInfo[],
-  comment: (c: string) => string[],
+  largeClusterMode: boolean,
+  sepName: (ep: EndpointInfo) => string,
 ): void {
-  const proto = sp.protocol.toLowerCase()
-  const sep = (ep: EndpointInfo): string => endpointChainName(sp.name, proto, ep.endpoint)
+  // In large-cluster mode the "SPN -> EP" comments are left out.
+  const start = (ep: EndpointInfo): string[] => (largeClusterMode ? [] : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`])
   if (sp.sessionAffinityClientIP) {
     for (const ep of endpoints) {
-      natRule(chain, [...comment(`${sp.name} -> ${ep.endpoint}`), '-m', 'recent', '--name', sep(ep), '--rcheck', '--seconds', String(sp.stickyMaxAgeSeconds), '--reap', '-j', sep(ep)])
+      const sep = sepName(ep)
+      const args = start(ep)
+      args.push('-m', 'recent', '--name', sep, '--rcheck', '--seconds', String(sp.stickyMaxAgeSeconds), '--reap', '-j', sep)
+      natRule(chain, args)
     }
   }
   const n = endpoints.length
   endpoints.forEach((ep, i) => {
-    const stat = i < n - 1 ? ['-m', 'statistic', '--mode', 'random', '--probability', computeProbability(n - i)] : []
-    natRule(chain, [...comment(`${sp.name} -> ${ep.endpoint}`), ...stat, '-j', sep(ep)])
+    const args = start(ep)
+    if (i < n - 1) args.push('-m', 'statistic', '--mode', 'random', '--probability', computeProbability(n - i))
+    args.push('-j', sepName(ep))
+    natRule(chain, args)
   })
 }
 

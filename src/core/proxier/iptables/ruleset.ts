@@ -68,23 +68,27 @@ export function restoreToken(token: string): string {
 
 /** The restore-input line for a rule: `-A CHAIN args…` joined by single spaces. */
 export function restoreRuleLine(rule: IptablesRule): string {
-  let line = `-A ${rule.chain}`
-  for (const t of rule.args) line += ' ' + restoreToken(t)
-  return line
+  // One join per line: building lines with += leaves a rope per line, which costs a lot of GC at 400k rules.
+  const parts = new Array<string>(rule.args.length + 2)
+  parts[0] = '-A'
+  parts[1] = rule.chain
+  for (let i = 0; i < rule.args.length; i++) parts[i + 2] = restoreToken(rule.args[i]!)
+  return parts.join(' ')
 }
 
 /** The exact iptables-restore input: byte-for-byte what kube-proxy pipes to iptables-restore for a full sync. */
 export function serializeRestore(ruleset: IptablesRuleset): string {
-  const parts: string[] = []
+  const lines: string[] = []
   for (const table of ruleset.tables) {
-    parts.push(`*${table.name}\n`)
-    for (const c of table.chains) parts.push(`:${c} - [0:0]\n`)
+    lines.push(`*${table.name}`)
+    for (const c of table.chains) lines.push(`:${c} - [0:0]`)
     table.rules.forEach((r, i) => {
-      if (i === table.deletedChainsAt) for (const c of table.deletedChains) parts.push(`-X ${c}\n`)
-      parts.push(restoreRuleLine(r) + '\n')
+      if (i === table.deletedChainsAt) for (const c of table.deletedChains) lines.push(`-X ${c}`)
+      lines.push(restoreRuleLine(r))
     })
-    if (table.deletedChainsAt >= table.rules.length) for (const c of table.deletedChains) parts.push(`-X ${c}\n`)
-    parts.push('COMMIT\n')
+    if (table.deletedChainsAt >= table.rules.length) for (const c of table.deletedChains) lines.push(`-X ${c}`)
+    lines.push('COMMIT')
   }
-  return parts.join('')
+  lines.push('')
+  return lines.join('\n')
 }

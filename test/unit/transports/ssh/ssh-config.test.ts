@@ -96,6 +96,14 @@ describe('resolveSshTarget with an ssh config', () => {
     assert.deepEqual(t.knownHostsFiles, ['/dev/null', ...GLOBAL_KNOWN_HOSTS])
   })
 
+  it('takes the agent from IdentityAgent, else SSH_AUTH_SOCK', () => {
+    const env = {SSH_AUTH_SOCK: '/run/agent.sock'}
+    assert.equal(resolve('node-1.lab', {env}).identityAgent, '/run/agent.sock')
+    assert.equal(resolve('agent-none', {env}).identityAgent, '', 'IdentityAgent none disables the agent')
+    assert.equal(resolve('agent-file', {env}).identityAgent, join(SSH, 'agent-tester.sock'))
+    assert.equal(resolve('node-1.lab').identityAgent, undefined)
+  })
+
   it('expands %d %u %r %h %p %n %% %C and ~ in IdentityFile', () => {
     const t = resolve('tokens')
     const c = createHash('sha1').update('laptop.exampletokens22fallback').digest('hex')
