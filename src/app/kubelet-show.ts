@@ -277,7 +277,7 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
     intended = applyKubeletDefaults(empty, version, {legacyFlagDefaults: noConfig})
     issues.push(
       noConfig
-        ? {severity: 'warning', code: 'no-config-file', message: 'the kubelet runs without --config: flag defaults apply (anonymous auth on, authorization AlwaysAllow, read-only port 10255)'}
+        ? {severity: 'warning', code: 'no-config-file', message: 'the kubelet runs without --config: unless flags set them, flag defaults apply (anonymous auth on, authorization AlwaysAllow, read-only port 10255)'}
         : {severity: 'info', code: 'config-not-provided', message: `the kubelet reads --config=${flags.configFile}, which was not provided; fields it sets are shown as defaults`},
     )
   }
@@ -302,7 +302,7 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
       if (f.note !== undefined) sf.note = f.note
       return sf
     }),
-    settings: settingsOf(effective),
+    settings: settingsOf(effective, version),
     drift: configz && intended ? driftBetween(configz, intended) : [],
     issues: dedupe(issues),
   }
@@ -397,7 +397,10 @@ function zeroDisplay(ptr: string): string {
   return '<unset>'
 }
 
-function settingsOf(cfg: KubeletConfig): ShowSetting[] {
+function settingsOf(cfg: KubeletConfig, version: string | undefined): ShowSetting[] {
+  // /configz lists every field; beyond the highlighted ones, only values that differ from the defaults matter.
+  const defaults =
+    cfg.format === 'configz' ? applyKubeletDefaults({format: 'yaml', values: {}, origins: {}, issues: [], defaults: []}, version).values : undefined
   const important = new Set<string>(KUBELET_IMPORTANT_SETTINGS)
   const out = KUBELET_IMPORTANT_SETTINGS.map((p) => settingOf(cfg, p, true))
   // Other fields set explicitly (not defaults) are shown after the important ones.
@@ -411,7 +414,12 @@ function settingsOf(cfg: KubeletConfig): ShowSetting[] {
     if (!important.has(path) && ![...important].some((i) => path.startsWith(i + '.'))) others.add(path)
   }
   // Explicit zero values (kubeadm writes many) would only add noise.
-  for (const p of [...others].sort()) if (!isGoZero(getAt(cfg.values, pointer(...p.split('.'))))) out.push(settingOf(cfg, p, false))
+  for (const p of [...others].sort()) {
+    const v = getAt(cfg.values, pointer(...p.split('.')))
+    if (isGoZero(v)) continue
+    if (defaults && comparable(v) === comparable(getAt(defaults, pointer(...p.split('.'))))) continue
+    out.push(settingOf(cfg, p, false))
+  }
   return out
 }
 

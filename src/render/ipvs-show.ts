@@ -44,7 +44,7 @@ const FORMAT_LABEL: Record<IpvsFormat, string> = {
   save: 'ipvsadm -Sn',
 }
 
-const FORWARD_LABEL: Record<string, string> = {masq: 'Masq', local: 'Local', route: 'Route', tunnel: 'Tunnel', gatewaying: 'Gate'}
+const FORWARD_LABEL: Record<string, string> = {masq: 'Masq', local: 'Local', route: 'Route', tunnel: 'Tunnel', gatewaying: 'Route/Local'}
 
 export function renderIpvsShow(table: IpvsTable, format: ShowFormat, options: ShowOptions): string {
   const doc = {apiVersion: API_VERSION, kind: 'IpvsTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
@@ -83,6 +83,8 @@ function renderTable(t: IpvsTable, options: ShowOptions): string {
   if (empty > 0) notes.push(`${empty} virtual server${empty === 1 ? ' has' : 's have'} no real servers (traffic to ${empty === 1 ? 'it' : 'them'} is dropped).`)
   const zero = t.virtualServers.flatMap((v) => v.realServers).filter((r) => r.weight === 0).length
   if (zero > 0) notes.push(`${zero} real server${zero === 1 ? ' has' : 's have'} weight 0 (graceful termination; stale if it lasts).`)
+  if (t.virtualServers.some((v) => v.realServers.some((r) => r.forward === 'gatewaying')))
+    notes.push('The save form prints -g for both direct routing and a local real server (Route/Local); `ipvsadm -Ln` tells them apart.')
   if (t.virtualServers.some((v) => v.stats?.approximate || v.realServers.some((r) => r.stats?.approximate || r.rates?.approximate)))
     notes.push('Counters with K/M/G/T are rounded by ipvsadm (use --exact for exact values).')
   const body = table.toString().split('\n').map((l) => l.trimEnd()).join('\n')

@@ -79,10 +79,10 @@ describe('show commands (built CLI)', () => {
   }
 
   it('a truncated nft listing names the last line', async () => {
-    const text = readFixture('parse/nft/list-ruleset.txt').split('\n').slice(0, 40).join('\n') + '\n'
+    const text = readFixture('parse/nft/list-ruleset.txt').split('\n').slice(0, 39).join('\n') + '\n'
     const r = await runCli(['nft', 'show', '--from-file', write('truncated.nft', text)])
     assert.equal(r.exitCode, 2)
-    assert.match(r.stderr, /truncated\.nft:40: input ends inside .*the output is truncated/)
+    assert.match(r.stderr, /truncated\.nft:39: input ends inside .*the output is truncated/)
   })
 
   it('an empty file exits 2', async () => {

@@ -356,12 +356,27 @@ function endpoint(
 }
 
 function attachFilterVerdicts(filter: IptablesTable, analysis: ServiceAnalysis, decode: Decode): void {
+  // Indexes over the nat-derived entries, so large dumps with many REJECT rules stay linear.
+  const names = new Map<string, ServicePortRouting[]>()
+  const addresses = new Map<string, ServicePortRouting>()
+  const hashes = new Map<string, ServicePortRouting>()
+  const index = (e: ServicePortRouting): void => {
+    if (e.name !== null) names.set(e.name, [...(names.get(e.name) ?? []), e])
+    if (e.hash !== null) hashes.set(e.hash, e)
+    for (const g of e.frontends) if (g.table === 'nat') addresses.set(`${g.address}|${g.port}|${g.protocol}`, e)
+  }
+  for (const e of analysis.servicePorts) index(e)
   const byName = (name: string, protocol: string | null): ServicePortRouting | undefined =>
-    analysis.servicePorts.find((e) => e.name === name && (protocol === null || e.protocol === null || e.protocol === protocol))
-  const byAddress = (f: ServiceFrontend): ServicePortRouting | undefined =>
-    analysis.servicePorts.find((e) =>
-      e.frontends.some((g) => g.table === 'nat' && g.port === f.port && g.protocol === f.protocol && g.address === f.address),
-    )
+    names.get(name)?.find((e) => protocol === null || e.protocol === null || e.protocol === protocol)
+  const byAddress = (f: ServiceFrontend): ServicePortRouting | undefined => addresses.get(`${f.address}|${f.port}|${f.protocol}`)
+  const create = (name: string | null, protocol: string | null): ServicePortRouting => {
+    const e = emptyEntry(null)
+    e.name = name
+    e.protocol = protocol
+    analysis.servicePorts.push(e)
+    index(e)
+    return e
+  }
   for (const chainName of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL', 'KUBE-NODEPORTS']) {
     for (const rule of filter.chain(chainName)?.eachRule() ?? []) {
       const d = decode(rule)
@@ -374,12 +389,7 @@ function attachFilterVerdicts(filter: IptablesTable, analysis: ServiceAnalysis, 
       if (chainName === 'KUBE-NODEPORTS') {
         if (verdict !== 'ACCEPT' || reason !== 'health check node port' || name === null) continue
         const dport = portMatch(d.p) ? optionValue((portMatch(d.p) as RuleMatch).options, '--dport') : undefined
-        let e = byName(name, null)
-        if (!e) {
-          e = emptyEntry(null)
-          e.name = name
-          analysis.servicePorts.push(e)
-        }
+        const e = byName(name, null) ?? create(name, null)
         e.healthCheckNodePort = dport !== undefined ? Number(dport) : null
         continue
       }
@@ -395,13 +405,7 @@ function attachFilterVerdicts(filter: IptablesTable, analysis: ServiceAnalysis, 
               : 'external'
       const f = frontend(d, kind, 'filter', verdict, reason)
       const fwHash = reason?.startsWith('traffic not accepted by KUBE-FW-') ? reason.slice(-16) : null
-      let e = (fwHash ? analysis.servicePorts.find((x) => x.hash === fwHash) : undefined) ?? (name ? byName(name, f.protocol) : undefined) ?? byAddress(f)
-      if (!e) {
-        e = emptyEntry(null)
-        e.name = name
-        e.protocol = f.protocol
-        analysis.servicePorts.push(e)
-      }
+      const e = (fwHash ? hashes.get(fwHash) : undefined) ?? (name ? byName(name, f.protocol) : undefined) ?? byAddress(f) ?? create(name, f.protocol)
       if (f.kind === 'external') {
         const natTwin = e.frontends.find((g) => g.table === 'nat' && g.address === f.address && g.port === f.port)
         if (natTwin) f.kind = natTwin.kind

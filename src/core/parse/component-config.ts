@@ -240,14 +240,20 @@ export function setAt(root: JsonObject, ptr: string, value: JsonValue): void {
   let cur: JsonObject = root
   for (const seg of segs.slice(0, -1)) {
     const next = cur[seg]
-    if (next === null || next === undefined || typeof next !== 'object' || Array.isArray(next)) {
+    if (next === null || next === undefined || typeof next !== 'object' || Array.isArray(next) || !Object.hasOwn(cur, seg)) {
       const fresh: JsonObject = {}
-      cur[seg] = fresh
+      setOwn(cur, seg, fresh)
       cur = fresh
     } else cur = next
   }
   const last = segs.at(-1)
-  if (last !== undefined) cur[last] = value
+  if (last !== undefined) setOwn(cur, last, value)
+}
+
+/** Sets an own property, also for the key `__proto__` (which plain assignment would treat as the prototype). */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, {value, enumerable: true, writable: true, configurable: true})
+  else obj[key] = value
 }
 
 export function cloneJson<T extends JsonValue>(value: T): T {
@@ -493,7 +499,7 @@ function decodeValue(
         if (typeof k !== 'string' && typeof k !== 'number' && typeof k !== 'boolean') continue
         const key = String(k)
         const v = decodeValue((pair.value as YamlNode | null) ?? null, {type: type.map}, ptr + pointer(key), lines, opts, out, pair.key as YamlNode)
-        if (v !== undefined) result[key] = v
+        if (v !== undefined) setOwn(result, key, v)
       }
       if (node.items.length === 0) record(out, ptr, node, lines, opts)
       return result

@@ -247,6 +247,11 @@ export function detectKubeProxyDocument(text: string): KubeProxyDocumentKind | u
     if (kind === 'DaemonSet' || kind === 'Pod' || kind === 'List' || kind === 'Deployment') return 'workload'
     return undefined
   } catch {
+    // Malformed YAML: recognise it by its text so the parser can report the line.
+    const kindOf = /^"?kind"?\s*:\s*"?(\w+)/m.exec(text)?.[1]
+    if (kindOf === 'ConfigMap') return 'configmap'
+    if (kindOf === 'DaemonSet' || kindOf === 'Pod' || kindOf === 'List' || kindOf === 'Deployment') return 'workload'
+    if (/KubeProxyConfiguration|kubeproxy\.config\.k8s\.io\//.test(text)) return 'kube-proxy-config'
     return undefined
   }
 }

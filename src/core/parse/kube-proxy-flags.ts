@@ -4,7 +4,7 @@
 // --config the flags apply over the defaults (the opposite of the kubelet, whose flags override its file).
 import {isMap, isScalar, isSeq, type Node as YamlNode} from 'yaml'
 import {ParseError} from '../../errors.js'
-import {type ConfigIssue, getAt, type JsonValue, loadYaml, nodeLine, type Origin, parseMinorVersion, pointer} from './component-config.js'
+import {type ConfigIssue, getAt, type JsonValue, loadYaml, nodeLine, type Origin, parseMinorVersion, pointer, setOwn} from './component-config.js'
 import {applyKubeProxyDefaults, emptyKubeProxyConfig, type KubeProxyConfig, withKubeProxySetting} from './kube-proxy-config.js'
 import {
   type ArgToken,
@@ -386,7 +386,7 @@ function convert(type: FlagValueType, raw: string, _prev: JsonValue | undefined)
       for (const part of raw.split(',')) {
         const eq = part.indexOf('=')
         const b = eq === -1 ? undefined : parseGoBool(part.slice(eq + 1).trim())
-        if (b !== undefined) m[part.slice(0, eq).trim()] = b
+        if (b !== undefined) setOwn(m, part.slice(0, eq).trim(), b)
       }
       return m
     }

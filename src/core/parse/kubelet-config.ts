@@ -27,6 +27,7 @@ import {
   pointer,
   type Schema,
   setAt,
+  setOwn,
 } from './component-config.js'
 
 export const KUBELET_API_VERSION = 'kubelet.config.k8s.io/v1beta1'
@@ -385,6 +386,9 @@ export function detectKubeletDocument(text: string): 'kubelet-config' | 'configz
     if (typeof api === 'string' && api.startsWith('kubelet.config.k8s.io/')) return 'kubelet-config'
     return undefined
   } catch {
+    // Malformed YAML: recognise it by its text so the parser can report the line.
+    if (/"kubeletconfig"\s*:/.test(text) && !/\bkind\b/.test(text)) return 'configz'
+    if (/^\s*"?kind"?\s*:\s*"?KubeletConfiguration\b|^\s*"?apiVersion"?\s*:\s*"?kubelet\.config\.k8s\.io\//m.test(text)) return 'kubelet-config'
     return undefined
   }
 }
@@ -600,7 +604,7 @@ function mergePatch(target: JsonObject, patch: JsonObject, ptr: string, origins:
       })
       continue
     }
-    const current = target[key]
+    const current = Object.hasOwn(target, key) ? target[key] : undefined
     if (isObject(pv) && isObject(current)) {
       mergePatch(current, pv, childPtr, origins, dropIn, issues)
       continue
@@ -615,7 +619,7 @@ function mergePatch(target: JsonObject, patch: JsonObject, ptr: string, origins:
         message: `${displayPath(childPtr)}: ${JSON.stringify(pv)} in a drop-in is applied literally (defaults were applied to the base file before merging), not as "use the default"`,
       })
     }
-    target[key] = cloneJson(pv)
+    setOwn(target, key, cloneJson(pv))
     dropOriginsUnder(origins, childPtr)
     for (const [k, o] of Object.entries(dropIn.origins)) if (k === childPtr || k.startsWith(childPtr + '/')) origins[k] = o
   }

@@ -4,7 +4,7 @@
 // AddKubeletConfigFlags, container_runtime.go) and component-base logs flags.
 import {isMap, isScalar, isSeq, type Node as YamlNode} from 'yaml'
 import {ParseError} from '../../errors.js'
-import {type ConfigIssue, type JsonObject, type JsonValue, loadYaml, nodeLine, type Origin, parseMinorVersion, pointer} from './component-config.js'
+import {type ConfigIssue, type JsonObject, type JsonValue, loadYaml, nodeLine, type Origin, parseMinorVersion, pointer, setOwn} from './component-config.js'
 import {type KubeletConfig, withKubeletSetting} from './kubelet-config.js'
 import {
   type ArgToken,
@@ -467,7 +467,7 @@ function convertFlagValue(type: FlagValueType, raw: string, prev: JsonValue | un
         if (part.trim() === '') continue
         const eq = part.indexOf('=')
         if (eq === -1) continue
-        m[part.slice(0, eq).trim()] = part.slice(eq + 1).trim()
+        setOwn(m, part.slice(0, eq).trim(), part.slice(eq + 1).trim())
       }
       return m
     }
@@ -478,7 +478,7 @@ function convertFlagValue(type: FlagValueType, raw: string, prev: JsonValue | un
         const eq = part.indexOf('=')
         if (eq === -1) continue
         const b = parseGoBool(part.slice(eq + 1).trim())
-        if (b !== undefined) m[part.slice(0, eq).trim()] = b
+        if (b !== undefined) setOwn(m, part.slice(0, eq).trim(), b)
       }
       return m
     }
@@ -487,7 +487,7 @@ function convertFlagValue(type: FlagValueType, raw: string, prev: JsonValue | un
       for (const part of raw.split(',')) {
         const lt = part.indexOf('<')
         if (lt === -1) continue
-        m[part.slice(0, lt).trim()] = part.slice(lt + 1).trim()
+        setOwn(m, part.slice(0, lt).trim(), part.slice(lt + 1).trim())
       }
       return m
     }
@@ -497,8 +497,8 @@ function convertFlagValue(type: FlagValueType, raw: string, prev: JsonValue | un
         const colon = part.indexOf(':')
         if (colon === -1) continue
         const k = part.slice(0, colon).trim()
-        const existing = m[k]
-        m[k] = [...(Array.isArray(existing) ? existing : []), part.slice(colon + 1)]
+        const existing = Object.hasOwn(m, k) ? m[k] : undefined
+        setOwn(m, k, [...(Array.isArray(existing) ? existing : []), part.slice(colon + 1)])
       }
       return m
     }

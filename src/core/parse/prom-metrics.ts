@@ -152,8 +152,9 @@ function parseSampleLine(line: string, lineNo: number): Sample {
         pos++
       }
       if (!closed) throw new ParseError(`unterminated value for label ${labelName}`, lineNo)
-      if (labelName in labels) throw new ParseError(`label ${labelName} repeated`, lineNo)
-      labels[labelName] = value
+      if (Object.hasOwn(labels, labelName)) throw new ParseError(`label ${labelName} repeated`, lineNo)
+      if (labelName === '__proto__') Object.defineProperty(labels, labelName, {value, enumerable: true, writable: true, configurable: true})
+      else labels[labelName] = value
       skipSpace()
       if (line[pos] === ',') {
         pos++
@@ -260,16 +261,21 @@ export interface KubeProxySyncMetrics {
 
 const P = 'kubeproxy_sync_proxy_rules_'
 
+function setFamily(out: KubeProxySyncMetrics, fam: string, v: KubeProxySyncMetrics['byIpFamily'][string]): void {
+  const merged = {...(Object.hasOwn(out.byIpFamily, fam) ? out.byIpFamily[fam] : {}), ...v}
+  Object.defineProperty(out.byIpFamily, fam, {value: merged, enumerable: true, writable: true, configurable: true})
+}
+
 /** The kube-proxy sync health numbers from its /metrics. */
 export function kubeProxySyncMetrics(families: readonly MetricFamily[]): KubeProxySyncMetrics {
   const out: KubeProxySyncMetrics = {byIpFamily: {}}
   for (const s of samplesNamed(families, `${P}last_timestamp_seconds`)) {
     const fam = s.labels['ip_family'] ?? ''
-    out.byIpFamily[fam] = {...out.byIpFamily[fam], lastSyncTimestampSeconds: s.value}
+    setFamily(out, fam, {lastSyncTimestampSeconds: s.value})
   }
   for (const s of samplesNamed(families, `${P}last_queued_timestamp_seconds`)) {
     const fam = s.labels['ip_family'] ?? ''
-    out.byIpFamily[fam] = {...out.byIpFamily[fam], lastQueuedTimestampSeconds: s.value}
+    setFamily(out, fam, {lastQueuedTimestampSeconds: s.value})
   }
   const syncs = Object.values(out.byIpFamily).flatMap((x) => (x.lastSyncTimestampSeconds === undefined ? [] : [x.lastSyncTimestampSeconds]))
   const queued = Object.values(out.byIpFamily).flatMap((x) => (x.lastQueuedTimestampSeconds === undefined ? [] : [x.lastQueuedTimestampSeconds]))

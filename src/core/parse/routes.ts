@@ -320,12 +320,16 @@ function parseRouteLine(tok: string[], n: number): Route {
       route.protocol = p.name
       if (p.id === undefined) delete route.protocolId
       else route.protocolId = p.id
-    } else if (key === 'scope') route.scope = SCOPES[value()] ?? tok[i - 1]!
-    else if (key === 'src') route.prefsrc = parseAddress(value(), 'src', n)
+    } else if (key === 'scope') {
+      const v = value()
+      route.scope = SCOPES[v] ?? v
+    } else if (key === 'src') route.prefsrc = parseAddress(value(), 'src', n)
     else if (key === 'metric' || key === 'preference' || key === 'priority') route.metric = parseUint(value(), 'metric', n)
-    else if (key === 'table') route.table = TABLES[value()] ?? tok[i - 1]!
-    else if (key === 'pref') route.pref = value()
-    else if (key === 'error') route.error = parseInt(value(), 'error', n)
+    else if (key === 'table') {
+      const v = value()
+      route.table = TABLES[v] ?? v
+    } else if (key === 'pref') route.pref = value()
+    else if (key === 'error') route.error = parseSignedInt(value(), 'error', n)
     else if (key === 'expires') {
       const v = value()
       ;(route.metrics ??= {}).expires = v
@@ -422,7 +426,7 @@ function parseUint(text: string, what: string, n: number): number {
   return Number(text)
 }
 
-function parseInt(text: string, what: string, n: number): number {
+function parseSignedInt(text: string, what: string, n: number): number {
   if (!/^-?\d{1,10}$/.test(text)) throw new ParseError(`${what} "${text.slice(0, 20)}" is not an integer`, n)
   return Number(text)
 }

@@ -355,14 +355,11 @@ function prepareAuth(hop: SshTarget, agentSocket: string | undefined): PreparedA
     handler: (methodsLeft: AuthenticationType[] | null, _partial: boolean | null, nextAuth: NextAuthHandler) => {
       const next = nextAuth as (m: AnyAuthMethod | false) => void
       if (methodsLeft) prepared.serverMethods = methodsLeft
-      for (;;) {
-        const m = methods[prepared.tried.length]
-        if (!m) return next(false)
-        const label = labels[prepared.tried.length]!
-        prepared.tried.push(label)
-        if (methodsLeft && !methodsLeft.includes('publickey')) continue
-        return next(m)
-      }
+      // Agent and key files are both publickey: nothing left to try when the server stops accepting it.
+      const m = methods[prepared.tried.length]
+      if (!m || (methodsLeft && !methodsLeft.includes('publickey'))) return next(false)
+      prepared.tried.push(labels[prepared.tried.length]!)
+      next(m)
     },
     describeEmpty() {
       const parts = [agentSocket ? 'ssh-agent has none of the IdentitiesOnly keys' : 'no ssh-agent (SSH_AUTH_SOCK is not set, or IdentityAgent none)']

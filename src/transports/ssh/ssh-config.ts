@@ -77,12 +77,13 @@ interface ConfigFile {
 export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarget {
   const notes: string[] = []
   const localUser = input.localUser ?? input.env.USER ?? safeUserName()
-  const config = loadConfig(input, notes)
+  const config = loadConfig(input)
   const ctx = {input, config, notes, localUser, localHost: input.localHost ?? hostname()}
 
   let lookup = input.nodeName
-  let {values, specific} = computeValues(config, lookup, ctx)
-  if (input.address && !specific) {
+  const byName = computeValues(config, lookup, ctx)
+  let values = byName.values
+  if (input.address && !byName.specific) {
     const byAddress = computeValues(config, input.address, ctx)
     if (byAddress.specific) {
       notes.push(`no ssh config Host entry names node ${input.nodeName}; using the entry for its address ${input.address}`)
@@ -99,7 +100,6 @@ export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarge
     host,
     user: input.flags.user,
     port: input.flags.port,
-    isHop: false,
   })
 
   const jumpSpec = input.flags.jump ?? first(values, 'proxyjump')
@@ -131,7 +131,6 @@ function resolveJumpChain(ctx: Ctx, spec: string, depth: number): SshTarget[] {
       host: hostName !== undefined ? expandHostName(hostName, s.host) : s.host,
       user: s.user,
       port: s.port,
-      isHop: true,
     })
     if (i === 0) {
       const own = first(values, 'proxyjump')
@@ -148,16 +147,15 @@ function resolveJumpChain(ctx: Ctx, spec: string, depth: number): SshTarget[] {
 
 function buildTarget(
   ctx: Ctx,
-  p: {name: string; values: Values; host: string; user: string | undefined; port: number | undefined; isHop: boolean},
+  p: {name: string; values: Values; host: string; user: string | undefined; port: number | undefined},
 ): SshTarget {
   const {input, notes} = ctx
   const user = p.user ?? first(p.values, 'user') ?? ctx.localUser
   const portText = first(p.values, 'port')
-  let port = p.port ?? (portText === undefined ? 22 : Number(portText))
+  const port = p.port ?? (portText === undefined ? 22 : Number(portText))
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new UsageError(`invalid ssh port ${p.port ?? portText} for ${p.name}`)
   }
-  port = Number(port)
   const alias = first(p.values, 'hostkeyalias')
   const tokens: Tokens = {
     d: input.home,
@@ -238,7 +236,7 @@ export function parseJumpSpec(spec: string): Array<{user?: string; host: string;
     })
 }
 
-function loadConfig(input: ResolveSshTargetInput, notes: string[]): ConfigFile | undefined {
+function loadConfig(input: ResolveSshTargetInput): ConfigFile | undefined {
   const explicit = input.flags.sshConfigPath
   const path = explicit ?? join(input.home, '.ssh', 'config')
   let text: string

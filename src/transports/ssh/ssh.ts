@@ -13,6 +13,8 @@ export {INSECURE_HOST_KEY_FLAG} from './hop.js'
 const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 /** sshd's MaxSessions defaults to 10; stay below it and adapt downwards if a server allows fewer. */
 const DEFAULT_MAX_CHANNELS = 8
+/** Retries of a refused channel open (with 25, 50, 100... ms pauses). */
+const OPEN_RETRIES = 6
 /** How long a killed channel may take to report its close before we stop waiting for it. */
 const KILL_GRACE_MS = 2_000
 
@@ -55,19 +57,22 @@ export class SshTransport implements NodeTransport {
 
   async exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
     const client = await this.client()
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       await this.slots.acquire()
+      const others = this.slots.inUse - 1
       let opened = false
       try {
         return await this.runChannel(client, command, options, () => (opened = true))
       } catch (err) {
-        // A server with MaxSessions below our limit refuses the extra channel: use fewer and retry.
-        if (!opened && err instanceof ChannelOpenError && this.slots.inUse > 1 && !this.dead) {
-          this.slots.shrinkTo(this.slots.inUse - 1)
+        if (!(err instanceof ChannelOpenError)) throw err
+        // A server with MaxSessions below our limit refuses extra channels ("open failed"): use fewer and
+        // retry. Its count can lag behind our closes, so a refusal with no other channel open is retried too.
+        if (!opened && !this.dead && attempt < OPEN_RETRIES) {
+          if (others > 0) this.slots.shrinkTo(others)
+          await new Promise((r) => setTimeout(r, 25 * 2 ** attempt))
           continue
         }
-        if (err instanceof ChannelOpenError) throw this.fail('disconnected', `could not open a channel: ${err.message}`, err)
-        throw err
+        throw this.fail('disconnected', `could not open a channel: ${err.message}`, err)
       } finally {
         this.slots.release()
       }
