@@ -68,7 +68,8 @@ export async function collectFleet(nodes: readonly Node[], options: CollectFleet
           return snap
         } catch (err) {
           const durationMs = options.now().getTime() - start.getTime()
-          const message = (err as Error).message
+          const hint = (err as {hint?: string}).hint
+          const message = hint ? `${(err as Error).message}. ${hint}` : (err as Error).message
           options.onEvent?.({type: 'node-done', node: name, ok: false, durationMs, error: message})
           return failedSnapshot(name, start.toISOString(), message, durationMs, options.transportKind)
         } finally {

@@ -12,6 +12,9 @@ import type {NodeTransport} from '../ports/node-transport.js'
 import {type KubeAccess, type KubeOptions, loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {KubeClusterClient} from '../transports/kube/client.js'
 import {LocalTransport} from '../transports/local/local.js'
+import {resolveSshTarget} from '../transports/ssh/ssh-config.js'
+import {SshJumpPool, SshTransport} from '../transports/ssh/ssh.js'
+import os from 'node:os'
 import {parseDuration} from './flags.js'
 
 export interface LiveFlags extends KubeOptions {
@@ -93,7 +96,7 @@ export async function collectLive(names: string[], flags: LiveFlags, options: {a
     throw new UsageError('--via local runs the commands on this machine, so it takes exactly one node (the one you are on)')
   }
 
-  const connect = transportFactory(flags)
+  const {connect, close} = transportFactory(flags, (m) => !flags.quiet && process.stderr.write(`${m}\n`))
   const onEvent = progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length)
   const nodes = await collectFleet(selected, {
     plan: planFor(options.areas),
@@ -105,22 +108,54 @@ export async function collectLive(names: string[], flags: LiveFlags, options: {a
     connect,
     onEvent,
     transportKind: flags.via === 'local' ? 'local' : flags.via === 'pod' ? 'pod' : 'ssh',
-  })
+  }).finally(close)
   return {access, cluster, nodes}
 }
 
-function transportFactory(flags: LiveFlags): (node: Node) => Promise<NodeTransport> {
+interface TransportFactory {
+  connect: (node: Node) => Promise<NodeTransport>
+  /** Releases what the factory shares between nodes (bastion connections). */
+  close: () => Promise<void>
+}
+
+function transportFactory(flags: LiveFlags, warn: (message: string) => void): TransportFactory {
   switch (flags.via) {
     case 'local':
-      return async (node) => new LocalTransport(node.metadata.name)
-    case 'ssh':
-      return async (node) => {
-        const address = nodeAddress(node, flags['address-type'])
-        throw new Error(`SSH transport not available in this build (node ${node.metadata.name}, ${address ?? 'no address'})`)
+      return {connect: async (node) => new LocalTransport(node.metadata.name), close: async () => {}}
+    case 'ssh': {
+      const pool = new SshJumpPool()
+      if (flags['insecure-ignore-host-key']) warn('WARNING: --insecure-ignore-host-key: node host keys are NOT verified; a man-in-the-middle can read and alter everything collected.')
+      return {
+        connect: async (node) => {
+          const address = nodeAddress(node, flags['address-type'])
+          const target = resolveSshTarget({
+            nodeName: node.metadata.name,
+            ...(address ? {address} : {}),
+            flags: {
+              ...(flags['ssh-user'] ? {user: flags['ssh-user']} : {}),
+              ...(flags['ssh-identity']?.[0] ? {identity: flags['ssh-identity'][0]} : {}),
+              ...(flags['ssh-port'] ? {port: flags['ssh-port']} : {}),
+              ...(flags['ssh-jump'] ? {jump: flags['ssh-jump']} : {}),
+              ...(flags['ssh-config'] ? {sshConfigPath: flags['ssh-config']} : {}),
+              insecureSkipHostKeyCheck: Boolean(flags['insecure-ignore-host-key']),
+            },
+            env: process.env,
+            home: os.homedir(),
+          })
+          const transport = new SshTransport(node.metadata.name, target, {jumpPool: pool})
+          await transport.connect()
+          for (const w of transport.warnings) warn(`${node.metadata.name}: ${w}`)
+          return transport
+        },
+        close: () => pool.close(),
       }
+    }
     default:
-      return async () => {
-        throw new UsageError(`--via ${flags.via} is not available yet`, 'Use --via local on the node itself.')
+      return {
+        connect: async () => {
+          throw new UsageError(`--via ${flags.via} is not available yet`, 'Use --via ssh, or --via local on the node itself.')
+        },
+        close: async () => {},
       }
   }
 }

@@ -135,6 +135,11 @@ function pathsFor(r: TraceResult, key: string, c: ChalkInstance): string {
     .join('\n')
 }
 
+function samePaths(a: TraceResult, b: TraceResult, key: string): boolean {
+  const texts = (r: TraceResult): string => JSON.stringify(r.branches.filter((x) => x.outcome === key).map((x) => x.path.map((s) => `${s.table} ${s.rule}`)))
+  return texts(a) === texts(b) && a.branches.some((x) => x.outcome === key)
+}
+
 function renderTable(view: TraceView, options: TraceRenderOptions): string {
   const c = new Chalk({level: options.color ? 1 : 0})
   const {actual, expected, comparison} = view
@@ -154,12 +159,17 @@ function renderTable(view: TraceView, options: TraceRenderOptions): string {
     keys.map((k) => outcomeSummary(actual.result, k, c, missing)).join('\n'),
     keys.map((k) => outcomeSummary(expected.result, k, c, extra)).join('\n'),
   ])
-  for (const k of keys) table.push([`path → ${formatOutcome(k)}`, pathsFor(actual.result, k, c), pathsFor(expected.result, k, c)])
+  for (const k of keys) {
+    const a = pathsFor(actual.result, k, c)
+    const e = pathsFor(expected.result, k, c)
+    // Identical paths are printed once: the differences are what the reader is looking for.
+    table.push([`path → ${formatOutcome(k)}`, a, a === e && samePaths(actual.result, expected.result, k) ? c.dim('(same rules as actual)') : e])
+  }
 
   const lines = [
     `Trace of a new ${view.packet.protocol.toUpperCase()} connection to ${formatDestination(view.packet)} from ${view.origin}, node ${view.node}`,
     '',
-    table.toString(),
+    ...table.toString().split('\n').map((l) => l.trimEnd()),
     '',
   ]
   const conclusion = traceConclusion(comparison, expected.result)

@@ -3,12 +3,14 @@
 // Schema: kubernetes/kube-proxy config/v1alpha1/types.go (field versions from its release tags).
 // Defaults: kubernetes/kubernetes pkg/proxy/apis/config/v1alpha1/defaults.go and platformApplyDefaults in
 // cmd/kube-proxy/app/server_linux.go; the IPVS scheduler default from pkg/proxy/ipvs/proxier.go.
-import {isMap, isScalar, Scalar, type Node as YamlNode} from 'yaml'
+import {isMap, isScalar, type Node as YamlNode} from 'yaml'
 import {ParseError} from '../../errors.js'
 import {
   type AppliedDefault,
   applyDefaultSpecs,
   type ConfigIssue,
+  configMapDocument,
+  configMapParseError,
   decodeWithSchema,
   type DefaultSpec,
   type FieldSpec,
@@ -273,47 +275,18 @@ export function parseKubeProxyConfig(text: string, options: KubeProxyParseOption
   if (!loaded) throw new ParseError('the file is empty: expected a KubeProxyConfiguration or the kube-proxy ConfigMap', 1)
   const root = loaded.doc.contents as YamlNode | null
   if (!isMap(root)) throw new ParseError('expected a KubeProxyConfiguration or ConfigMap mapping', nodeLine(root, loaded.lines) ?? 1)
-  const {kind} = rootKind(root)
-  if (kind !== 'ConfigMap') return parseRaw(text, options, 0, false, options.source)
-
-  const get = (node: YamlNode | null | undefined, key: string): YamlNode | undefined => {
-    if (!isMap(node)) return undefined
-    const p = node.items.find((i) => isScalar(i.key) && i.key.value === key)
-    return (p?.value ?? undefined) as YamlNode | undefined
-  }
-  const metadata = get(root, 'metadata')
-  const scalarOf = (n: YamlNode | undefined): string | undefined => (isScalar(n) && typeof n.value === 'string' ? n.value : undefined)
-  const name = scalarOf(get(metadata, 'name'))
-  const namespace = scalarOf(get(metadata, 'namespace'))
-  const data = get(root, 'data')
-  if (!isMap(data)) throw new ParseError(`ConfigMap ${name ?? ''} has no data`, nodeLine(root, loaded.lines) ?? 1)
-  const entries = data.items
-    .filter((p) => isScalar(p.key) && isScalar(p.value) && typeof p.value.value === 'string')
-    .map((p) => ({key: String((p.key as Scalar).value), node: p.value as Scalar}))
-  let chosen = KUBE_PROXY_CONFIGMAP_KEYS.map((k) => entries.find((e) => e.key === k)).find((e) => e !== undefined && isKubeProxyText(String(e.node.value)))
-  chosen ??= entries.find((e) => isKubeProxyText(String(e.node.value)))
-  if (!chosen) {
-    throw new ParseError(
-      `ConfigMap ${name ?? ''} holds no KubeProxyConfiguration (keys: ${entries.map((e) => e.key).join(', ') || 'none'}); kube-proxy may be configured by flags only`,
-      nodeLine(data, loaded.lines) ?? 1,
-    )
-  }
-  const block = chosen.node.type === Scalar.BLOCK_LITERAL
-  const header = nodeLine(chosen.node, loaded.lines) ?? 0
-  const src = options.source === undefined ? undefined : block ? options.source : `${options.source}[data.${chosen.key}]`
-  const inner = String(chosen.node.value)
+  const cm = configMapDocument(loaded, KUBE_PROXY_CONFIGMAP_KEYS, isKubeProxyText, 'KubeProxyConfiguration', 'kube-proxy may be configured by flags only')
+  if (!cm) return parseRaw(text, options, 0, false, options.source)
+  const src = options.source === undefined ? undefined : cm.lineOffset !== undefined ? options.source : `${options.source}[data.${cm.key}]`
   let cfg: KubeProxyConfig
   try {
-    cfg = parseRaw(inner, {...options}, block ? header : 0, false, src)
+    cfg = parseRaw(cm.text, options, cm.lineOffset ?? 0, false, src)
   } catch (err) {
-    if (err instanceof ParseError) {
-      if (block) throw new ParseError(`data.${chosen.key}: ${err.message}`, err.line === undefined ? undefined : err.line + header)
-      throw new ParseError(`data.${chosen.key} line ${err.line ?? '?'}: ${err.message}`, nodeLine(chosen.node, loaded.lines))
-    }
+    if (err instanceof ParseError) throw configMapParseError(err, cm)
     throw err
   }
   cfg.container = 'configmap'
-  cfg.configMap = {key: chosen.key, ...(name === undefined ? {} : {name}), ...(namespace === undefined ? {} : {namespace})}
+  cfg.configMap = {key: cm.key, ...(cm.name === undefined ? {} : {name: cm.name}), ...(cm.namespace === undefined ? {} : {namespace: cm.namespace})}
   if (options.source !== undefined) cfg.source = options.source
   return cfg
 }

@@ -10,6 +10,8 @@ import {
   applyDefaultSpecs,
   cloneJson,
   type ConfigIssue,
+  configMapDocument,
+  configMapParseError,
   decodeWithSchema,
   type DefaultSpec,
   displayPath,
@@ -19,6 +21,7 @@ import {
   isGoZero,
   type JsonObject,
   type JsonValue,
+  type LoadedDocument,
   loadYaml,
   nodeLine,
   type Origin,
@@ -46,6 +49,8 @@ export interface KubeletConfig {
   issues: ConfigIssue[]
   /** Defaults filled in by applyKubeletDefaults, in the order applied. */
   defaults: AppliedDefault[]
+  /** Set when the configuration was read from a ConfigMap (kubeadm's kube-system/kubelet-config). */
+  configMap?: {name?: string; namespace?: string; key: string}
 }
 
 export interface KubeletParseOptions {
@@ -381,6 +386,7 @@ export function detectKubeletDocument(text: string): 'kubelet-config' | 'configz
     const kindPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kind')
     const kind = kindPair && isScalar(kindPair.value) ? kindPair.value.value : undefined
     if (kind === KUBELET_KIND) return 'kubelet-config'
+    if (kind === 'ConfigMap' && isKubeletText(text)) return 'kubelet-config'
     const apiPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'apiVersion')
     const api = apiPair && isScalar(apiPair.value) ? apiPair.value.value : undefined
     if (typeof api === 'string' && api.startsWith('kubelet.config.k8s.io/')) return 'kubelet-config'
@@ -401,6 +407,31 @@ export function detectKubeletDocument(text: string): 'kubelet-config' | 'configz
 export function parseKubeletConfig(text: string, options: KubeletParseOptions = {}): KubeletConfig {
   const loaded = loadYaml(text)
   if (!loaded) throw new ParseError('the file is empty: expected a KubeletConfiguration', 1)
+  const cm = configMapDocument(loaded, KUBELET_CONFIGMAP_KEYS, isKubeletText, KUBELET_KIND)
+  if (!cm) return parseLoaded(text, loaded, options, 0)
+  const source = options.source === undefined ? undefined : cm.lineOffset !== undefined ? options.source : `${options.source}[data.${cm.key}]`
+  let cfg: KubeletConfig
+  try {
+    const inner = loadYaml(cm.text)
+    if (!inner) throw new ParseError('the configuration is empty', 1)
+    cfg = parseLoaded(cm.text, inner, {...options, ...(source === undefined ? {} : {source})}, cm.lineOffset ?? 0)
+  } catch (err) {
+    if (err instanceof ParseError) throw configMapParseError(err, cm)
+    throw err
+  }
+  cfg.configMap = {key: cm.key, ...(cm.name === undefined ? {} : {name: cm.name}), ...(cm.namespace === undefined ? {} : {namespace: cm.namespace})}
+  if (options.source !== undefined) cfg.source = options.source
+  return cfg
+}
+
+/** kubeadm stores the cluster-wide kubelet configuration in ConfigMap kube-system/kubelet-config, key `kubelet`. */
+export const KUBELET_CONFIGMAP_KEYS = ['kubelet', 'config', 'kubelet-config', 'config.yaml'] as const
+
+function isKubeletText(text: string): boolean {
+  return /kind:\s*["']?KubeletConfiguration|"kind"\s*:\s*"KubeletConfiguration"|kubelet\.config\.k8s\.io\//.test(text)
+}
+
+function parseLoaded(text: string, loaded: LoadedDocument, options: KubeletParseOptions, lineOffset: number): KubeletConfig {
   const root = loaded.doc.contents
   if (!isMap(root)) {
     throw new ParseError('expected a KubeletConfiguration mapping (kind: KubeletConfiguration)', nodeLine(root, loaded.lines) ?? 1)
@@ -413,6 +444,7 @@ export function parseKubeletConfig(text: string, options: KubeletParseOptions = 
     source: options.source,
     originKind: options.originKind ?? 'file',
     version,
+    lineOffset,
     component: 'kubelet',
   })
   const cfg: KubeletConfig = {
@@ -428,7 +460,7 @@ export function parseKubeletConfig(text: string, options: KubeletParseOptions = 
   const kind = kindPair && isScalar(kindPair.value) ? kindPair.value.value : undefined
   const api = apiPair && isScalar(apiPair.value) ? apiPair.value.value : undefined
   const at = (line: number | undefined): {line?: number; source?: string} => ({
-    ...(line === undefined ? {} : {line}),
+    ...(line === undefined ? {} : {line: line + lineOffset}),
     ...(options.source === undefined ? {} : {source: options.source}),
   })
   if (typeof kind === 'string') cfg.kind = kind

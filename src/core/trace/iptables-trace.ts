@@ -279,6 +279,7 @@ interface Ctx {
   local: AddrMatcher[]
   notes: Set<string>
   cache: Map<string, CachedRule[]>
+  addrCache: Map<string, AddrMatcher | null>
 }
 
 function cloneState(st: State, probability: number): State {
@@ -450,6 +451,15 @@ function interfaceMatches(pattern: string, name: string): boolean {
   return pattern.endsWith('+') ? name.startsWith(pattern.slice(0, -1)) : pattern === name
 }
 
+function addrMatcher(ctx: Ctx, text: string): AddrMatcher | undefined {
+  let m = ctx.addrCache.get(text)
+  if (m === undefined) {
+    m = parseAddrMatcher(text) ?? null
+    ctx.addrCache.set(text, m)
+  }
+  return m ?? undefined
+}
+
 /** Decides a rule for the packet state: no, yes, or yes with probability p (statistic). */
 function evaluateRule(ctx: Ctx, chain: string, rule: ParsedRule, st: State): Eval {
   const assumptions: string[] = []
@@ -460,7 +470,7 @@ function evaluateRule(ctx: Ctx, chain: string, rule: ParsedRule, st: State): Eva
   if (rule.protocol && protocolMatches(rule.protocol.value, ctx.packet.protocol) === rule.protocol.negated) return {kind: 'no'}
   if (rule.fragment && !rule.fragment.negated) return {kind: 'no'} // a first packet is never a non-first fragment
   if (rule.source) {
-    const m = parseAddrMatcher(rule.source.value)
+    const m = addrMatcher(ctx, rule.source.value)
     if (!m) {
       ctx.notes.add(`-s ${rule.source.value} in ${ctx.tableName} ${chain} is not an address; the rule is treated as not matching`)
       return {kind: 'no'}
@@ -476,7 +486,7 @@ function evaluateRule(ctx: Ctx, chain: string, rule: ParsedRule, st: State): Eva
     if (hit === rule.source.negated) return {kind: 'no'}
   }
   if (rule.destination) {
-    const m = parseAddrMatcher(rule.destination.value)
+    const m = addrMatcher(ctx, rule.destination.value)
     if (!m) {
       ctx.notes.add(`-d ${rule.destination.value} in ${ctx.tableName} ${chain} is not an address; the rule is treated as not matching`)
       return {kind: 'no'}
@@ -767,6 +777,7 @@ export function traceIptables(dump: IptablesDump, packet: TracePacket, node: Tra
     if (src) notes.add(`source address taken to be ${formatAddr(src)} (host traffic)`)
   }
   const cache = new Map<string, CachedRule[]>()
+  const addrCache = new Map<string, AddrMatcher | null>()
   const nat = findTable(dump, 'nat')
   const filter = findTable(dump, 'filter')
   const ctxFor = (table: IptablesTable, tableName: 'nat' | 'filter', hook: Hook): Ctx => ({
@@ -780,6 +791,7 @@ export function traceIptables(dump: IptablesDump, packet: TracePacket, node: Tra
     local,
     notes,
     cache,
+    addrCache,
   })
   const entryChain = packet.from === 'host' ? 'OUTPUT' : 'PREROUTING'
   let states: State[] = [{probability: 1, mark: 0, path: [], dst, dport: packet.dport, ctDnat: false, masquerade: false, verdict: 'no-rule', done: false}]

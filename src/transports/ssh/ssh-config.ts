@@ -156,6 +156,7 @@ function buildTarget(
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new UsageError(`invalid ssh port ${p.port ?? portText} for ${p.name}`)
   }
+  if (p.values.has('proxycommand')) notes.push(`ProxyCommand for ${p.name} is not supported and was ignored; use ProxyJump`)
   const alias = first(p.values, 'hostkeyalias')
   const tokens: Tokens = {
     d: input.home,

@@ -187,10 +187,10 @@ describe('fuzz: kube-proxy', () => {
     fc.assert(
       fc.property(fc.array(sample, {maxLength: 8}), (samples) => {
         const text = samples.map((s) => `${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${esc(v)}"`).join(',')}} ${String(s.value)}`).join('\n')
-        const parsed = parsePrometheusText(text).flatMap((f) => f.samples)
+        const parsed = parsePrometheusText(text).flatMap((f) => f.samples).sort((a, b) => a.line - b.line)
         assert.deepEqual(
           parsed.map((p) => [p.name, p.labels, p.value]),
-          samples.map((s) => [s.name, {...s.labels}, s.value]),
+          samples.map((s) => [s.name, {...s.labels}, s.value === 0 ? 0 : s.value]),
         )
       }),
       runs,

@@ -82,6 +82,12 @@ describe('resolveSshTarget with an ssh config', () => {
     assert.ok(t.notes.some((n) => n.includes('its address 10.0.5.5')))
   })
 
+  it('says that ProxyCommand is ignored', () => {
+    const t = resolve('via-command')
+    assert.deepEqual(t.proxyJump, [])
+    assert.ok(t.notes.includes('ProxyCommand for via-command is not supported and was ignored; use ProxyJump'))
+  })
+
   it('ignores Match blocks with a note', () => {
     const t = resolve('vault.secret')
     assert.equal(t.user, 'fallback')
