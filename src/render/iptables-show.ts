@@ -1,7 +1,6 @@
 // `iptables show`: each Service port's frontends and endpoints (with their share of new connections) as a table,
 // or the parsed dump plus the routing analysis as JSON/YAML. Pure: model in, string out; colour only when asked.
 import {Chalk, type ChalkInstance} from 'chalk'
-import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import type {PolicyChainRouting, ServiceAnalysis, ServiceFrontend, ServicePortRouting} from '../core/iptables/services.js'
 import type {IptablesDump} from '../core/parse/iptables-save.js'
@@ -18,22 +17,26 @@ export interface IptablesShowOptions {
 
 const API_VERSION = 'node-doctor.io/v1alpha1'
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
+/** Visible width: ANSI colour codes take no room. */
+function width(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  return s.includes('\u001b') ? s.replace(/\u001b\[[0-9;]*m/g, '').length : s.length
+}
+
+/**
+ * A borderless table with multi-line cells, two spaces between columns. Linear in the number of rows (cli-table3
+ * needs minutes for the 10,000 rows of a large node).
+ */
+function layoutTable(head: string[], rows: string[][], c: ChalkInstance): string[] {
+  const cells = rows.map((r) => r.map((cell) => cell.split('\n')))
+  const widths = head.map((h, k) => cells.reduce((w, r) => (r[k] ?? []).reduce((m, line) => Math.max(m, width(line)), w), width(h)))
+  const pad = (text: string, k: number): string => text + ' '.repeat(Math.max(0, (widths[k] as number) - width(text)))
+  const out = [head.map((h, k) => pad(c.bold(h), k)).join('  ').trimEnd()]
+  for (const r of cells) {
+    const height = r.reduce((m, lines) => Math.max(m, lines.length), 1)
+    for (let l = 0; l < height; l++) out.push(r.map((lines, k) => pad(lines[l] ?? '', k)).join('  ').trimEnd())
+  }
+  return out
 }
 
 export function renderIptablesShow(dump: IptablesDump, analysis: ServiceAnalysis, format: IptablesShowFormat, options: IptablesShowOptions): string {
@@ -94,7 +97,7 @@ function shortReason(reason: string): string {
 
 function endpointLines(chain: PolicyChainRouting, counters: boolean, c: ChalkInstance): string[] {
   if (chain.endpoints.length === 0) return [c.yellow('(no endpoints)')]
-  const width = Math.max(...chain.endpoints.map((e) => (e.destination ?? e.chain).length))
+  const width = chain.endpoints.reduce((m, e) => Math.max(m, (e.destination ?? e.chain).length), 0)
   return chain.endpoints.map((e) => {
     let line = `${(e.destination ?? e.chain).padEnd(width)}  ${percent(e.probability).padStart(6)}`
     if (counters && e.packets !== null) line += `  ${e.packets} pkts`
@@ -135,11 +138,7 @@ function renderTable(dump: IptablesDump, analysis: ServiceAnalysis, options: Ipt
   if (ports.length === 0) {
     lines.push('', 'No kube-proxy Service rules found (no KUBE-SERVICES jumps to KUBE-SVC/SVL/EXT/FW chains).')
   } else {
-    const table = new Table({
-      head: ['SERVICE PORT', 'PROTO', 'FRONTENDS', 'ENDPOINTS (share of new connections)', 'NOTES'],
-      chars: BORDERLESS,
-      style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
-    })
+    const rows: string[][] = []
     for (const sp of ports) {
       const name = sp.name ?? (sp.hash ? `(hash ${sp.hash})` : '(unnamed)')
       const fronts = sp.frontends.map((f) => frontendLine(f, c))
@@ -149,9 +148,9 @@ function renderTable(dump: IptablesDump, analysis: ServiceAnalysis, options: Ipt
       } else if (sp.local) eps = ['local:', ...endpointLines(sp.local, dump.counters, c).map((l) => `  ${l}`)]
       else if (sp.cluster) eps = endpointLines(sp.cluster, dump.counters, c)
       else eps = [c.yellow('none')]
-      table.push([name, sp.protocol ?? '?', fronts.join('\n'), eps.join('\n'), notes(sp, c).join('\n')])
+      rows.push([name, sp.protocol ?? '?', fronts.join('\n'), eps.join('\n'), notes(sp, c).join('\n')])
     }
-    lines.push('', ...table.toString().split('\n').map((l) => l.trimEnd()))
+    lines.push('', ...layoutTable(['SERVICE PORT', 'PROTO', 'FRONTENDS', 'ENDPOINTS (share of new connections)', 'NOTES'], rows, c))
     const endpoints = ports.reduce((n, p) => n + (p.cluster?.endpoints.length ?? p.local?.endpoints.length ?? 0), 0)
     lines.push('', `${ports.length} service port${ports.length === 1 ? '' : 's'}, ${endpoints} endpoint${endpoints === 1 ? '' : 's'}.`)
   }

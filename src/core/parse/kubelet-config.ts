@@ -408,13 +408,13 @@ export function parseKubeletConfig(text: string, options: KubeletParseOptions = 
   const loaded = loadYaml(text)
   if (!loaded) throw new ParseError('the file is empty: expected a KubeletConfiguration', 1)
   const cm = configMapDocument(loaded, KUBELET_CONFIGMAP_KEYS, isKubeletText, KUBELET_KIND)
-  if (!cm) return parseLoaded(text, loaded, options, 0)
+  if (!cm) return parseLoaded(loaded, options, 0)
   const source = options.source === undefined ? undefined : cm.lineOffset !== undefined ? options.source : `${options.source}[data.${cm.key}]`
   let cfg: KubeletConfig
   try {
     const inner = loadYaml(cm.text)
     if (!inner) throw new ParseError('the configuration is empty', 1)
-    cfg = parseLoaded(cm.text, inner, {...options, ...(source === undefined ? {} : {source})}, cm.lineOffset ?? 0)
+    cfg = parseLoaded(inner, {...options, ...(source === undefined ? {} : {source})}, cm.lineOffset ?? 0)
   } catch (err) {
     if (err instanceof ParseError) throw configMapParseError(err, cm)
     throw err
@@ -431,13 +431,13 @@ function isKubeletText(text: string): boolean {
   return /kind:\s*["']?KubeletConfiguration|"kind"\s*:\s*"KubeletConfiguration"|kubelet\.config\.k8s\.io\//.test(text)
 }
 
-function parseLoaded(text: string, loaded: LoadedDocument, options: KubeletParseOptions, lineOffset: number): KubeletConfig {
+function parseLoaded(loaded: LoadedDocument, options: KubeletParseOptions, lineOffset: number): KubeletConfig {
   const root = loaded.doc.contents
   if (!isMap(root)) {
     throw new ParseError('expected a KubeletConfiguration mapping (kind: KubeletConfiguration)', nodeLine(root, loaded.lines) ?? 1)
   }
   const keys = root.items.map((p) => (isScalar(p.key) ? p.key.value : undefined))
-  if (keys.includes('kubeletconfig') && !keys.includes('kind')) return parseKubeletConfigz(text, options)
+  if (keys.includes('kubeletconfig') && !keys.includes('kind')) return parseConfigzLoaded(loaded, options)
 
   const version = parseMinorVersion(options.version)
   const decoded = decodeWithSchema(root, loaded.lines, KUBELET_SCHEMA, {
@@ -493,6 +493,10 @@ function parseLoaded(text: string, loaded: LoadedDocument, options: KubeletParse
 export function parseKubeletConfigz(text: string, options: KubeletParseOptions = {}): KubeletConfig {
   const loaded = loadYaml(text)
   if (!loaded) throw new ParseError('the file is empty: expected a /configz body', 1)
+  return parseConfigzLoaded(loaded, options)
+}
+
+function parseConfigzLoaded(loaded: LoadedDocument, options: KubeletParseOptions): KubeletConfig {
   const root = loaded.doc.contents
   if (!isMap(root)) throw new ParseError('expected a JSON object {"kubeletconfig": {...}}', nodeLine(root, loaded.lines) ?? 1)
   const pair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kubeletconfig')

@@ -4,7 +4,7 @@
 // proxier_test.go tracePacket) but walk the real built-in chains and carry the packet mark instead of assuming.
 import {type IpFamily, parseIPv4, parseIPv6} from '../iptables/address.js'
 import {type ParsedRule, type RuleMatch, optionNegated, optionValue} from '../iptables/rule.js'
-import {type IptablesDump, type IptablesTable, findTable} from '../parse/iptables-save.js'
+import {type IptablesDump, type IptablesRule, type IptablesTable, findTable} from '../parse/iptables-save.js'
 import {type ParsedCIDR, cidrContains, isLoopback, joinHostPort, parseCIDRSloppy, parseIPSloppy} from '../proxier/ip.js'
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp'
@@ -264,8 +264,11 @@ type Exit =
 type Eval = {kind: 'no'} | {kind: 'yes'; p: number; assumptions: string[]}
 
 interface CachedRule {
-  text: string
-  parsed: ParsedRule | null
+  rule: IptablesRule
+  /** Parsed on first use; null when the rule could not be parsed. */
+  parsed?: ParsedRule | null
+  /** The rule's `[!] -d` read from its text without parsing, when it is plainly there; lets walks skip most rules. */
+  dstHint: {matcher: AddrMatcher; negated: boolean} | null
 }
 
 interface Ctx {
@@ -280,6 +283,8 @@ interface Ctx {
   notes: Set<string>
   cache: Map<string, CachedRule[]>
   addrCache: Map<string, AddrMatcher | null>
+  /** Scratch list of the assumptions made while evaluating the current rule. */
+  assumed: string[]
 }
 
 function cloneState(st: State, probability: number): State {
@@ -293,17 +298,37 @@ function rulesOf(ctx: Ctx, chainName: string): CachedRule[] | undefined {
   const chain = ctx.table.chain(chainName)
   if (!chain) return undefined
   rules = []
-  for (const r of chain.eachRule()) {
-    let parsed: ParsedRule | null = null
-    try {
-      parsed = r.parsed
-    } catch (err) {
-      ctx.notes.add(`${ctx.tableName} ${chainName}: line ${r.line} could not be parsed (${(err as Error).message}); it is skipped`)
-    }
-    rules.push({text: r.text, parsed})
-  }
+  for (const r of chain.eachRule()) rules.push({rule: r, dstHint: dstHint(ctx, r.text)})
   ctx.cache.set(key, rules)
   return rules
+}
+
+/**
+ * `[!] -d ADDR` when it comes before any match and any quote (iptables-save prints the generic options first), so
+ * it cannot be part of another option's value; null otherwise (the rule is then parsed to be decided).
+ */
+function dstHint(ctx: Ctx, text: string): CachedRule['dstHint'] {
+  const i = text.indexOf(' -d ')
+  if (i === -1) return null
+  const quote = text.indexOf('"')
+  const match = text.indexOf(' -m ')
+  if ((quote !== -1 && quote < i) || (match !== -1 && match < i)) return null
+  let end = text.indexOf(' ', i + 4)
+  if (end === -1) end = text.length
+  const matcher = addrMatcher(ctx, text.slice(i + 4, end))
+  return matcher ? {matcher, negated: text.startsWith(' !', i - 2)} : null
+}
+
+function parsedRule(ctx: Ctx, chainName: string, r: CachedRule): ParsedRule | null {
+  if (r.parsed === undefined) {
+    try {
+      r.parsed = r.rule.parsed
+    } catch (err) {
+      r.parsed = null
+      ctx.notes.add(`${ctx.tableName} ${chainName}: line ${r.rule.line} could not be parsed (${(err as Error).message}); it is skipped`)
+    }
+  }
+  return r.parsed
 }
 
 function isLocalAddr(ctx: Pick<Ctx, 'local'>, a: Addr): boolean {
@@ -325,11 +350,14 @@ function runChain(ctx: Ctx, chainName: string, st: State, stack: readonly string
     let cur = item.st
     let handedOff = false
     for (let k = item.index; k < rules.length; k++) {
-      const rule = rules[k] as CachedRule
-      if (!rule.parsed) continue
-      const target = rule.parsed.target
+      const cached = rules[k] as CachedRule
+      const hint = cached.dstHint
+      if (hint && addrIn(cur.dst, hint.matcher) === hint.negated) continue
+      const parsed = parsedRule(ctx, chainName, cached)
+      if (!parsed) continue
+      const target = parsed.target
       if (!target) continue // comment-only rule: whether it matches or not, it does nothing
-      const ev = evaluateRule(ctx, chainName, rule.parsed, cur)
+      const ev = evaluateRule(ctx, chainName, parsed, cur)
       if (ev.kind === 'no') continue
       if (ev.p < 1) {
         const rest = cloneState(cur, cur.probability * (1 - ev.p))
@@ -344,7 +372,7 @@ function runChain(ctx: Ctx, chainName: string, st: State, stack: readonly string
         table: ctx.tableName,
         chain: chainName,
         ruleIndex: k,
-        rule: rule.text,
+        rule: cached.rule.text,
         ...(ev.p < 1 ? {probability: ev.p} : {}),
         ...(ev.assumptions.length > 0 ? {assumptions: ev.assumptions} : {}),
       })
@@ -355,7 +383,7 @@ function runChain(ctx: Ctx, chainName: string, st: State, stack: readonly string
         break
       }
       if (TERMINAL_TARGETS.has(name)) {
-        out.push({kind: 'terminal', st: cur, target: name, rule: rule.parsed})
+        out.push({kind: 'terminal', st: cur, target: name, rule: parsed})
         handedOff = true
         break
       }
@@ -460,20 +488,33 @@ function addrMatcher(ctx: Ctx, text: string): AddrMatcher | undefined {
   return m ?? undefined
 }
 
+const NO: Eval = {kind: 'no'}
+
+/** Records an assumption for the rule being evaluated (ctx.assumed) and in the trace's notes. */
+function assume(ctx: Ctx, text: string): void {
+  ctx.assumed.push(text)
+  ctx.notes.add(`assumed: ${text}`)
+}
+
 /** Decides a rule for the packet state: no, yes, or yes with probability p (statistic). */
 function evaluateRule(ctx: Ctx, chain: string, rule: ParsedRule, st: State): Eval {
-  const assumptions: string[] = []
-  const addAssumption = (text: string): void => {
-    assumptions.push(text)
-    ctx.notes.add(`assumed: ${text}`)
+  ctx.assumed.length = 0
+  // Destination first: in the big dispatch chains it is what rejects almost every rule.
+  if (rule.destination) {
+    const m = addrMatcher(ctx, rule.destination.value)
+    if (!m) {
+      ctx.notes.add(`-d ${rule.destination.value} in ${ctx.tableName} ${chain} is not an address; the rule is treated as not matching`)
+      return NO
+    }
+    if (addrIn(st.dst, m) === rule.destination.negated) return NO
   }
-  if (rule.protocol && protocolMatches(rule.protocol.value, ctx.packet.protocol) === rule.protocol.negated) return {kind: 'no'}
-  if (rule.fragment && !rule.fragment.negated) return {kind: 'no'} // a first packet is never a non-first fragment
+  if (rule.protocol && protocolMatches(rule.protocol.value, ctx.packet.protocol) === rule.protocol.negated) return NO
+  if (rule.fragment && !rule.fragment.negated) return NO // a first packet is never a non-first fragment
   if (rule.source) {
     const m = addrMatcher(ctx, rule.source.value)
     if (!m) {
       ctx.notes.add(`-s ${rule.source.value} in ${ctx.tableName} ${chain} is not an address; the rule is treated as not matching`)
-      return {kind: 'no'}
+      return NO
     }
     let hit: boolean
     if (ctx.src) hit = addrIn(ctx.src, m)
@@ -481,36 +522,28 @@ function evaluateRule(ctx: Ctx, chain: string, rule: ParsedRule, st: State): Eva
       // Unknown source: a pod is inside any network (the pod network), an outside client in none; neither is one
       // particular host (the hairpin rules), which needs no note.
       hit = m.family === ctx.family && !m.host && ctx.srcIsLocalPod
-      if (!m.host) addAssumption(`source unknown: taken to be ${hit ? 'inside' : 'outside'} ${rule.source.value} (${ctx.srcIsLocalPod ? 'a pod address' : 'an outside address'})`)
+      if (!m.host) assume(ctx, `source unknown: taken to be ${hit ? 'inside' : 'outside'} ${rule.source.value} (${ctx.srcIsLocalPod ? 'a pod address' : 'an outside address'})`)
     }
-    if (hit === rule.source.negated) return {kind: 'no'}
-  }
-  if (rule.destination) {
-    const m = addrMatcher(ctx, rule.destination.value)
-    if (!m) {
-      ctx.notes.add(`-d ${rule.destination.value} in ${ctx.tableName} ${chain} is not an address; the rule is treated as not matching`)
-      return {kind: 'no'}
-    }
-    if (addrIn(st.dst, m) === rule.destination.negated) return {kind: 'no'}
+    if (hit === rule.source.negated) return NO
   }
   if (rule.inInterface) {
     const r = inInterfaceMatches(ctx, rule.inInterface.value)
-    if (r.assumption) addAssumption(`${rule.inInterface.negated ? '! ' : ''}-i ${rule.inInterface.value}: ${r.assumption}`)
-    if (r.hit === rule.inInterface.negated) return {kind: 'no'}
+    if (r.assumption) assume(ctx, `${rule.inInterface.negated ? '! ' : ''}-i ${rule.inInterface.value}: ${r.assumption}`)
+    if (r.hit === rule.inInterface.negated) return NO
   }
   if (rule.outInterface) {
     const r = outInterfaceMatches(ctx, rule.outInterface.value, st)
-    if (r.assumption) addAssumption(`${rule.outInterface.negated ? '! ' : ''}-o ${rule.outInterface.value}: ${r.assumption}`)
-    if (r.hit === rule.outInterface.negated) return {kind: 'no'}
+    if (r.assumption) assume(ctx, `${rule.outInterface.negated ? '! ' : ''}-o ${rule.outInterface.value}: ${r.assumption}`)
+    if (r.hit === rule.outInterface.negated) return NO
   }
   let p = 1
   for (const m of rule.matches) {
-    const r = evaluateMatch(ctx, chain, m, st, addAssumption)
-    if (r === false) return {kind: 'no'}
+    const r = evaluateMatch(ctx, chain, m, st)
+    if (r === false) return NO
     if (typeof r === 'number') p *= r
   }
-  if (p <= 0) return {kind: 'no'}
-  return {kind: 'yes', p, assumptions}
+  if (p <= 0) return NO
+  return {kind: 'yes', p, assumptions: [...ctx.assumed]}
 }
 
 function inInterfaceMatches(ctx: Ctx, pattern: string): {hit: boolean; assumption?: string} {
@@ -543,7 +576,7 @@ function addrType(ctx: Ctx, a: Addr | undefined, isSource: boolean): string | un
 }
 
 /** true/false, or a probability for statistic. */
-function evaluateMatch(ctx: Ctx, chain: string, m: RuleMatch, st: State, assume: (text: string) => void): boolean | number {
+function evaluateMatch(ctx: Ctx, chain: string, m: RuleMatch, st: State): boolean | number {
   const o = m.options
   switch (m.name) {
     case 'comment':
@@ -564,7 +597,7 @@ function evaluateMatch(ctx: Ctx, chain: string, m: RuleMatch, st: State, assume:
           if (r === undefined || r === negated) return false
         } else if (opt === '--sport' || opt === '--source-port') {
           const spec = o[++i] ?? ''
-          assume(`${negated ? '! ' : ''}--sport ${spec}: the source port is unknown; taken to be outside it`)
+          assume(ctx, `${negated ? '! ' : ''}--sport ${spec}: the source port is unknown; taken to be outside it`)
           if (!negated) return false
         } else if (opt === '--syn' || opt === '--tcp-flags') {
           // A new TCP connection's first packet carries SYN only.
@@ -593,7 +626,7 @@ function evaluateMatch(ctx: Ctx, chain: string, m: RuleMatch, st: State, assume:
         const hit = list.split(',').some((spec) => portInRange(spec, st.dport) === true)
         return hit !== negated
       }
-      assume(`-m multiport ${o.join(' ')}: the source port is unknown; taken to be outside the list`)
+      assume(ctx, `-m multiport ${o.join(' ')}: the source port is unknown; taken to be outside the list`)
       return negated
     }
     case 'statistic': {
@@ -618,7 +651,7 @@ function evaluateMatch(ctx: Ctx, chain: string, m: RuleMatch, st: State, assume:
       if (o.includes('--set')) return !optionNegated(o, '--set')
       for (const opt of ['--rcheck', '--update', '--remove']) {
         if (o.includes(opt)) {
-          assume(`-m recent ${opt}: no affinity entry yet (first packet)`)
+          assume(ctx, `-m recent ${opt}: no affinity entry yet (first packet)`)
           return optionNegated(o, opt)
         }
       }
@@ -655,7 +688,7 @@ function evaluateMatch(ctx: Ctx, chain: string, m: RuleMatch, st: State, assume:
         if (t === undefined) return false
         if (types.includes(t) === optionNegated(o, opt)) return false
       }
-      if (o.includes('--limit-iface-in') || o.includes('--limit-iface-out')) assume('-m addrtype --limit-iface-*: the type is taken from the node-wide address list')
+      if (o.includes('--limit-iface-in') || o.includes('--limit-iface-out')) assume(ctx, '-m addrtype --limit-iface-*: the type is taken from the node-wide address list')
       return true
     }
     case 'icmp':
@@ -792,6 +825,7 @@ export function traceIptables(dump: IptablesDump, packet: TracePacket, node: Tra
     notes,
     cache,
     addrCache,
+    assumed: [],
   })
   const entryChain = packet.from === 'host' ? 'OUTPUT' : 'PREROUTING'
   let states: State[] = [{probability: 1, mark: 0, path: [], dst, dport: packet.dport, ctDnat: false, masquerade: false, verdict: 'no-rule', done: false}]

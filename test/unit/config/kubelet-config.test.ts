@@ -299,3 +299,22 @@ describe('Go durations and quantities', () => {
     assert.equal(parseQuantity('10%'), undefined)
   })
 })
+
+describe("kubeadm's kubelet-config ConfigMap", () => {
+  it('reads the `kubelet` key with lines of the ConfigMap file', () => {
+    const text = readFixture(K + 'kubelet-config-configmap.yaml')
+    assert.equal(detectKubeletDocument(text), 'kubelet-config')
+    const cfg = parseKubeletConfig(text, {source: 'cm.yaml'})
+    assert.deepEqual(cfg.configMap, {key: 'kubelet', name: 'kubelet-config', namespace: 'kube-system'})
+    assert.deepEqual(cfg.issues, [])
+    assert.deepEqual(kubeletSetting(cfg, 'cgroupDriver'), {value: 'systemd', origin: {kind: 'file', source: 'cm.yaml', line: 15}})
+    assert.equal(applyKubeletDefaults(cfg).values['streamingConnectionIdleTimeout'], '4h0m0s')
+  })
+
+  it('maps errors inside the ConfigMap to its lines', () => {
+    const text = 'apiVersion: v1\nkind: ConfigMap\ndata:\n  kubelet: |\n    apiVersion: kubelet.config.k8s.io/v1beta1\n    kind: KubeletConfiguration\n    maxPods: many\n    x: [\n'
+    assert.throws(() => parseKubeletConfig(text), (e: unknown) => e instanceof ParseError && /^data\.kubelet: malformed YAML/.test(e.message) && (e.line ?? 0) >= 8)
+    const ok = parseKubeletConfig(text.replace('    x: [\n', ''), {source: 'cm.yaml'})
+    assert.deepEqual(ok.issues.map((i) => [i.code, i.line]), [['wrong-type', 7]])
+  })
+})
