@@ -6,42 +6,10 @@ import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '..
 import {generateIptablesRestore} from '../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../src/core/proxier/objects.js'
+import {benchObjectsJson} from './proxier-objects.js'
 
 const SERVICES = Number(process.env.SERVICES ?? 10_000)
 const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
-
-function objectsJson(): string {
-  const items: unknown[] = []
-  for (let s = 0; s < SERVICES; s++) {
-    const ns = `ns${s % 100}`
-    const name = `svc${s}`
-    const kind = s % 10 === 0 ? 'LoadBalancer' : s % 5 === 0 ? 'NodePort' : 'ClusterIP'
-    items.push({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: {namespace: ns, name},
-      spec: {
-        type: kind,
-        clusterIP: `172.30.${(s >> 8) & 255}.${s & 255}`,
-        ports: [{name: 'http', port: 80, protocol: 'TCP', ...(kind !== 'ClusterIP' ? {nodePort: 30000 + (s % 2700)} : {})}],
-        ...(kind === 'LoadBalancer' ? {externalTrafficPolicy: s % 20 === 0 ? 'Local' : 'Cluster', healthCheckNodePort: 32000 + (s % 700)} : {}),
-      },
-      ...(kind === 'LoadBalancer' ? {status: {loadBalancer: {ingress: [{ip: `203.0.${(s >> 8) & 255}.${s & 255}`}]}}} : {}),
-    })
-    items.push({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {namespace: ns, name: `${name}-abcde`, labels: {'kubernetes.io/service-name': name}},
-      addressType: 'IPv4',
-      endpoints: Array.from({length: ENDPOINTS}, (_, e) => {
-        const n = s * ENDPOINTS + e
-        return {addresses: [`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`], nodeName: `node-${n % 50}`, conditions: {ready: true, serving: true, terminating: false}}
-      }),
-      ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
-    })
-  }
-  return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
-}
 
 // Wall time, and CPU time (user+system), which is the steadier number on a shared machine.
 function time<T>(name: string, fn: () => T): T {
@@ -54,7 +22,7 @@ function time<T>(name: string, fn: () => T): T {
   return v
 }
 
-const json = time('build_objects_json', objectsJson)
+const json = time('build_objects_json', () => benchObjectsJson(SERVICES, ENDPOINTS))
 console.log(`objects_json_size: ${(json.length / 1e6).toFixed(1)} MB`)
 const objects = time('load_objects', () => loadObjects([{name: 'bench.json', text: json}]))
 const options: ProxierOptions = {

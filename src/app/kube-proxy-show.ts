@@ -201,7 +201,7 @@ function settingOf(cfg: KubeProxyConfig, path: string, important: boolean): Show
   const s: ShowSetting = {
     path,
     value: value ?? null,
-    display: value === undefined ? zero(path) : formatValue(value),
+    display: value === undefined ? zero(path) : value === null ? '<unset>' : formatValue(value),
     source: origin ? origin.kind : 'unset',
     important,
   }

@@ -366,7 +366,7 @@ function settingOf(cfg: KubeletConfig, path: string, important: boolean): ShowSe
   const rank: Record<Origin['kind'], number> = {default: 0, configz: 1, file: 2, 'drop-in': 3, flag: 4}
   const origin = own ?? under.map(([, o]) => o).sort((a, b) => rank[b.kind] - rank[a.kind])[0]
   // Unset fields without a default hold the Go zero value (readOnlyPort 0 = disabled, protectKernelDefaults false).
-  const display = value === undefined ? zeroDisplay(ptr) : formatValue(value)
+  const display = value === undefined ? zeroDisplay(ptr) : value === null ? '<unset>' : formatValue(value)
   const s: ShowSetting = {
     path,
     value: value ?? null,

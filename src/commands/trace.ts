@@ -88,8 +88,14 @@ export default class Trace extends BaseCommand {
       ...(origin.src !== undefined ? {src: origin.src} : {}),
     }
     const expectedDump = parseIptablesSave(serializeSave(generateIptablesRestore(render.input).ruleset))
-    const actual = traceIptables(dump, packet, {localAddresses})
-    const expected = traceIptables(expectedDump, packet, {localAddresses})
+    const detector = render.input.options.localDetector
+    const node = {
+      localAddresses,
+      ...(detector.mode === 'BridgeInterface' ? {podInterface: {bridge: detector.interfaceName}} : {}),
+      ...(detector.mode === 'InterfaceNamePrefix' ? {podInterface: {prefix: detector.prefix}} : {}),
+    }
+    const actual = traceIptables(dump, packet, node)
+    const expected = traceIptables(expectedDump, packet, node)
     const comparison = compareTraces(actual, expected)
     const format = flags.output as TraceFormat
     const out = renderTrace(

@@ -143,3 +143,17 @@ export interface ClusterWriter {
   /** SelfSubjectAccessReview: may the current user do this? */
   canI(query: AccessQuery): Promise<AccessReview>
 }
+
+// --- debug pods (`--via pod`, `cleanup`) ---
+
+/**
+ * What the debug-pod transport and `cleanup` need: pods node-doctor creates for itself (labelled
+ * app.kubernetes.io/managed-by=node-doctor), read back, listed by that label and deleted. Failures throw
+ * ClusterAccessError, like every other cluster call.
+ */
+export interface DebugPodApi extends Pick<ClusterReader, 'listPods'>, Pick<ClusterWriter, 'deletePod'> {
+  /** POST the manifest; resolves with the pod as stored (name, uid, status as the server set them). */
+  createPod(namespace: string, manifest: KubeObject): Promise<Pod>
+  /** undefined when the pod does not exist (404). */
+  getPod(namespace: string, name: string): Promise<Pod | undefined>
+}

@@ -1,7 +1,6 @@
 // `iptables show`: each Service port's frontends and endpoints (with their share of new connections) as a table,
 // or the parsed dump plus the routing analysis as JSON/YAML. Pure: model in, string out; colour only when asked.
 import {Chalk, type ChalkInstance} from 'chalk'
-import {stringify} from 'yaml'
 import type {PolicyChainRouting, ServiceAnalysis, ServiceFrontend, ServicePortRouting} from '../core/iptables/services.js'
 import type {IptablesDump} from '../core/parse/iptables-save.js'
 
@@ -39,24 +38,153 @@ function layoutTable(head: string[], rows: string[][], c: ChalkInstance): string
   return out
 }
 
+/** The whole output as one string (tests, small dumps). Use renderIptablesShowChunks for large dumps. */
 export function renderIptablesShow(dump: IptablesDump, analysis: ServiceAnalysis, format: IptablesShowFormat, options: IptablesShowOptions): string {
-  if (format === 'json' || format === 'yaml') {
-    const doc = {
-      apiVersion: API_VERSION,
-      kind: 'IptablesShow',
-      ...(options.node ? {node: options.node} : {}),
-      ...(options.source ? {source: options.source} : {}),
-      dump,
-      servicePorts: analysis.servicePorts,
-      nodePortsJumps: analysis.nodePortsJumps,
-      unreferencedChains: analysis.unreferencedChains,
-      problems: analysis.problems,
-    }
-    // JSON first so the rules' toJSON views are applied for YAML too.
-    const json = JSON.stringify(doc, null, 2) + '\n'
-    return format === 'json' ? json : stringify(JSON.parse(json), {lineWidth: 0})
+  let out = ''
+  for (const chunk of renderIptablesShowChunks(dump, analysis, format, options)) out += chunk
+  return out
+}
+
+/**
+ * The output in pieces of about 64 KB. JSON and YAML of a 10,000-Service node run to hundreds of MB, past
+ * V8's maximum string length, so they are produced rule by rule and never held whole.
+ */
+export function* renderIptablesShowChunks(
+  dump: IptablesDump,
+  analysis: ServiceAnalysis,
+  format: IptablesShowFormat,
+  options: IptablesShowOptions,
+): Generator<string> {
+  if (format === 'table') {
+    yield renderTable(dump, analysis, options)
+    return
   }
-  return renderTable(dump, analysis, options)
+  const doc = {
+    apiVersion: API_VERSION,
+    kind: 'IptablesShow',
+    ...(options.node ? {node: options.node} : {}),
+    ...(options.source ? {source: options.source} : {}),
+    dump,
+    servicePorts: analysis.servicePorts,
+    nodePortsJumps: analysis.nodePortsJumps,
+    unreferencedChains: analysis.unreferencedChains,
+    problems: analysis.problems,
+  }
+  let buf = ''
+  for (const piece of format === 'json' ? jsonPieces(doc, '') : yamlDocument(doc)) {
+    buf += piece
+    if (buf.length >= 65536) {
+      yield buf
+      buf = ''
+    }
+  }
+  yield format === 'json' ? buf + '\n' : buf
+}
+
+// ---- streaming JSON (same text as JSON.stringify(value, null, 2)) ----
+
+function toPlain(value: unknown): unknown {
+  const v = value as {toJSON?: () => unknown} | null
+  return v !== null && typeof v === 'object' && typeof v.toJSON === 'function' ? v.toJSON() : value
+}
+
+function* jsonPieces(value: unknown, indent: string): Generator<string> {
+  const v = toPlain(value)
+  if (v === null || typeof v !== 'object') {
+    yield JSON.stringify(v) ?? 'null'
+    return
+  }
+  const inner = indent + '  '
+  if (Array.isArray(v)) {
+    if (v.length === 0) {
+      yield '[]'
+      return
+    }
+    yield '['
+    for (let i = 0; i < v.length; i++) {
+      yield `${i === 0 ? '' : ','}\n${inner}`
+      yield* jsonPieces(v[i], inner)
+    }
+    yield `\n${indent}]`
+    return
+  }
+  const entries = Object.entries(v).filter(([, x]) => x !== undefined && typeof x !== 'function')
+  if (entries.length === 0) {
+    yield '{}'
+    return
+  }
+  yield '{'
+  let first = true
+  for (const [k, x] of entries) {
+    yield `${first ? '' : ','}\n${inner}${JSON.stringify(k)}: `
+    first = false
+    yield* jsonPieces(x, inner)
+  }
+  yield `\n${indent}}`
+}
+
+// ---- streaming YAML (block style; strings plain when unambiguous, else JSON-style double quotes) ----
+
+const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/
+const RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i
+
+function yamlScalar(v: unknown): string {
+  if (v === null || v === undefined) return 'null'
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : v > 0 ? '.inf' : v < 0 ? '-.inf' : '.nan'
+  if (typeof v === 'boolean') return String(v)
+  const s = String(v)
+  if (PLAIN.test(s) && !RESERVED.test(s)) return s
+  // A JSON string is a YAML double-quoted scalar; YAML also wants C1 controls and U+FEFF escaped.
+  return JSON.stringify(s).replace(/[\u0080-\u009f\ufeff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+function isEmptyCollection(v: unknown): string | null {
+  if (Array.isArray(v)) return v.length === 0 ? '[]' : null
+  if (v !== null && typeof v === 'object') return Object.keys(v).length === 0 ? '{}' : null
+  return null
+}
+
+function* yamlDocument(doc: object): Generator<string> {
+  yield* yamlMapping(doc, '')
+}
+
+/** Lines of a mapping at `indent`; the first key is not indented when `inline` (it follows "- "). */
+function* yamlMapping(obj: object, indent: string, inline = false): Generator<string> {
+  let first = true
+  for (const [k, raw] of Object.entries(obj)) {
+    const v = toPlain(raw)
+    if (v === undefined || typeof v === 'function') continue
+    const lead = first && inline ? '' : indent
+    first = false
+    const key = yamlScalar(k)
+    const empty = isEmptyCollection(v)
+    if (v !== null && typeof v === 'object' && empty === null) {
+      if (Array.isArray(v)) {
+        yield `${lead}${key}:\n`
+        yield* yamlSequence(v, indent)
+      } else {
+        yield `${lead}${key}:\n`
+        yield* yamlMapping(v, indent + '  ')
+      }
+    } else yield `${lead}${key}: ${empty ?? yamlScalar(v)}\n`
+  }
+  if (first) yield `${inline ? '' : indent}{}\n`
+}
+
+function* yamlSequence(arr: readonly unknown[], indent: string): Generator<string> {
+  for (const raw of arr) {
+    const v = toPlain(raw)
+    const empty = isEmptyCollection(v)
+    if (v !== null && typeof v === 'object' && empty === null) {
+      if (Array.isArray(v)) {
+        yield `${indent}-\n`
+        yield* yamlSequence(v, indent + '  ')
+      } else {
+        yield `${indent}- `
+        yield* yamlMapping(v, indent + '  ', true)
+      }
+    } else yield `${indent}- ${empty ?? yamlScalar(v)}\n`
+  }
 }
 
 function percent(p: number): string {

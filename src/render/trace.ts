@@ -65,7 +65,7 @@ export function renderTrace(view: TraceView, format: TraceFormat, options: Trace
       comparison: view.comparison,
       conclusion: traceConclusion(view.comparison, view.expected.result),
     }
-    return format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : stringify(doc, {lineWidth: 0})
+    return format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : stringify(doc, {lineWidth: 0, aliasDuplicateObjects: false})
   }
   return renderTable(view, options)
 }

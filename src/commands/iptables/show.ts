@@ -5,7 +5,7 @@ import {parseInputFile} from '../../cli/input.js'
 import {analyzeServices} from '../../core/iptables/services.js'
 import {type IptablesFamily, parseIptablesSave} from '../../core/parse/iptables-save.js'
 import {UsageError} from '../../errors.js'
-import {type IptablesShowFormat, renderIptablesShow} from '../../render/iptables-show.js'
+import {type IptablesShowFormat, renderIptablesShowChunks} from '../../render/iptables-show.js'
 
 export default class IptablesShow extends BaseCommand {
   static override summary = "Show how a node's iptables rules route each Service port: frontends, endpoints and their share of traffic."
@@ -45,6 +45,8 @@ export default class IptablesShow extends BaseCommand {
     const dump = parseInputFile(file, (text) => parseIptablesSave(text, family ? {family} : {}))
     const analysis = analyzeServices(dump)
     const options = {color: this.useColor(flags['no-color']), source: file === '-' ? '<stdin>' : file, ...(args.node ? {node: args.node} : {})}
-    process.stdout.write(renderIptablesShow(dump, analysis, flags.output as IptablesShowFormat, options))
+    for (const chunk of renderIptablesShowChunks(dump, analysis, flags.output as IptablesShowFormat, options)) {
+      if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve))
+    }
   }
 }

@@ -9,13 +9,15 @@ import {SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
 
 export default class KubeProxyShow extends BaseCommand {
   static override summary = "Show kube-proxy's effective settings, with defaults marked, and the mode it really runs."
-  static override description = `Each --from-file is recognised by its content:
-  - a KubeProxyConfiguration, or the ConfigMap holding one (kubectl get cm -n kube-system kube-proxy -o yaml;
-    keys config.conf, config, config.yaml, kube-proxy-config.yaml are found automatically)
-  - the kube-proxy DaemonSet or Pod manifest: its flags (with --config the file wins, except
-    --hostname-override and logging flags; without --config the flags apply)
-  - the /proxyMode body, or a kube-proxy log ("Using ipvs Proxier"): the mode it really runs
-  - kube-proxy's /metrics: sync timestamps and restore failures`
+  static override description = [
+  'Prints the settings that change the generated rules, marking defaults and naming the file and line (or flag) behind every value, and compares the configured mode with the one kube-proxy really runs.',
+  '',
+  'Each --from-file is recognised by its content:',
+  '  - a KubeProxyConfiguration, or the ConfigMap holding one (keys config.conf, config, config.yaml, kube-proxy-config.yaml)',
+  '  - the kube-proxy DaemonSet or Pod manifest: with --config the file wins except --hostname-override and logging flags; without --config the flags apply',
+  '  - the /proxyMode body, or a kube-proxy log ("Using ipvs Proxier"): the mode it really runs',
+  "  - kube-proxy's /metrics: sync timestamps and restore failures",
+].join('\n')
 
   static override examples = [
     '<%= config.bin %> kube-proxy show --from-file kube-proxy-cm.yaml',

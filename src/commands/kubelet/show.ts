@@ -8,14 +8,16 @@ import {renderKubeletShow, SHOW_FORMATS, type ShowFormat} from '../../render/kub
 
 export default class KubeletShow extends BaseCommand {
   static override summary = "Show the kubelet's effective settings and where each one comes from."
-  static override description = `Reads files collected from a node and prints the settings that matter, marking defaults and naming the
-file and line (or flag) behind every value. Each --from-file is recognised by its content:
-  - a KubeletConfiguration (YAML or JSON): the first is the --config file, further ones are --config-dir drop-ins
-  - a /configz body ({"kubeletconfig": {...}}): the running configuration; differences from the files are reported
-  - \`systemctl cat kubelet\` output: the effective ExecStart with $VARIABLES expanded
-  - kubeadm-flags.env, /etc/default/kubelet or /etc/sysconfig/kubelet (environment files)
-  - a k3s/RKE2 config.yaml with kubelet-arg, or a kubelet command line (ps output, "Running kubelet" log line)
-Precedence, lowest first: built-in defaults, --config file, drop-ins, command-line flags.`
+  static override description = [
+  'Reads files collected from a node and prints the settings that matter, marking defaults and naming the file and line (or flag) behind every value. Precedence, lowest first: built-in defaults, the --config file, --config-dir drop-ins, command-line flags.',
+  '',
+  'Each --from-file is recognised by its content:',
+  '  - a KubeletConfiguration (YAML, JSON, or the kubelet-config ConfigMap): the first is the --config file, further ones are drop-ins',
+  '  - a /configz body {"kubeletconfig": {...}}: the running configuration; differences from the files are reported',
+  '  - `systemctl cat kubelet` output: the effective ExecStart with $VARIABLES expanded',
+  '  - kubeadm-flags.env, /etc/default/kubelet or /etc/sysconfig/kubelet',
+  '  - a k3s/RKE2 config.yaml with kubelet-arg, or a kubelet command line (ps, "Running kubelet" log line)',
+].join('\n')
 
   static override examples = [
     '<%= config.bin %> kubelet show --from-file config.yaml --from-file systemctl-cat-kubelet.txt --from-file kubeadm-flags.env',

@@ -61,8 +61,13 @@ const PROBABILITY = /(--probability )(\S+)/
 
 /** The jump target of a rule body (`-j X` or `-g X`), if any. */
 export function ruleTarget(rule: string): string | undefined {
-  const m = /(?:^|\s)-[jg] (\S+)/.exec(rule)
-  return m?.[1]
+  // The target comes last in iptables-save output, so search from the end (a hot path: every rule is checked).
+  let i = Math.max(rule.lastIndexOf(' -j '), rule.lastIndexOf(' -g '))
+  if (i < 0) i = rule.startsWith('-j ') || rule.startsWith('-g ') ? -1 : -2
+  if (i === -2) return undefined
+  const start = i + 4
+  const end = rule.indexOf(' ', start)
+  return rule.slice(start, end < 0 ? undefined : end)
 }
 
 /** The service-port name from a rule's comment, when kube-proxy wrote one. */
@@ -72,6 +77,12 @@ export function ruleServicePort(rule: string): string | undefined {
   if (!comment) return undefined
   const spn = comment.split(' ')[0]!
   return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[^\s]*)?$/.test(spn) ? spn : undefined
+}
+
+function sameRules(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 function multisetDiff(expected: readonly string[], actual: readonly string[]): {missing: string[]; extra: string[]} {
@@ -120,6 +131,7 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
         out.push(withGroup({kind: 'missing-chain', table, chain, expectedRules: [...expRules]}, groupOf(chain, expRules)))
         continue
       }
+      if (sameRules(expRules, actRules)) continue
       if (UNORDERED[table]?.has(chain)) diffUnordered(out, table, chain, expRules, actRules, groupOf)
       else diffOrdered(out, table, chain, expRules, actRules, groupOf(chain, expRules))
     }

@@ -26,6 +26,11 @@ export interface TracePacket {
 export interface TraceNode {
   /** The node's addresses (IP or IP/len); loopback is always local. Decides `--dst-type LOCAL` and INPUT vs FORWARD. */
   localAddresses: readonly string[]
+  /**
+   * Where a local pod's traffic arrives, when known (kube-proxy's BridgeInterface / InterfaceNamePrefix detector).
+   * Without it, `-i` matches for local pods are assumed to hold (and noted).
+   */
+  podInterface?: {bridge: string} | {prefix: string}
 }
 
 /** One rule whose target was taken. ruleIndex is 0-based (iptables -L --line-numbers shows ruleIndex + 1). */
@@ -99,13 +104,21 @@ interface AddrMatcher {
   host: boolean
 }
 
+const DOTTED_QUAD = /^([1-9]?\d|1\d\d|2[0-4]\d|25[0-5])\.([1-9]?\d|1\d\d|2[0-4]\d|25[0-5])\.([1-9]?\d|1\d\d|2[0-4]\d|25[0-5])\.([1-9]?\d|1\d\d|2[0-4]\d|25[0-5])$/
+
+function quadValue(m: RegExpExecArray): number {
+  return ((Number(m[1]) << 24) | (Number(m[2]) << 16) | (Number(m[3]) << 8) | Number(m[4])) >>> 0
+}
+
 /** An iptables `-s`/`-d` value (`addr`, `addr/len`, `addr/dotted-mask`); undefined when not an address. */
 function parseAddrMatcher(text: string): AddrMatcher | undefined {
   const slash = text.indexOf('/')
   const a = slash === -1 ? text : text.slice(0, slash)
   const m = slash === -1 ? null : text.slice(slash + 1)
-  const v4 = parseIPv4(a)
-  if (v4 !== null && a.includes('.')) {
+  const quad = DOTTED_QUAD.exec(a)
+  // Plain dotted quads (all of iptables-save's output) skip inet_aton's slower general parse.
+  const v4 = quad && a.length <= 15 ? quadValue(quad) : a.includes('.') ? parseIPv4(a) : null
+  if (v4 !== null) {
     let mask = 0xffffffff
     if (m !== null) {
       if (/^\d{1,2}$/.test(m) && Number(m) <= 32) mask = Number(m) === 0 ? 0 : (0xffffffff << (32 - Number(m))) >>> 0
@@ -278,6 +291,7 @@ interface Ctx {
   packet: TracePacket
   src: Addr | undefined
   srcIsLocalPod: boolean
+  podInterface: TraceNode['podInterface']
   family: IpFamily
   local: AddrMatcher[]
   notes: Set<string>
@@ -551,7 +565,15 @@ function inInterfaceMatches(ctx: Ctx, pattern: string): {hit: boolean; assumptio
   if (hook === 'OUTPUT' || hook === 'POSTROUTING') return {hit: false}
   if (ctx.packet.from === 'host') return {hit: interfaceMatches(pattern, 'lo')} // looped back to INPUT
   if (pattern === 'lo') return {hit: false}
-  if (ctx.srcIsLocalPod) return {hit: true, assumption: 'in-interface unknown; taken to be the local pod\'s interface'}
+  if (ctx.srcIsLocalPod) {
+    const pi = ctx.podInterface
+    if (!pi) return {hit: true, assumption: 'in-interface unknown; taken to be the local pod\'s interface'}
+    if ('bridge' in pi) return {hit: interfaceMatches(pattern, pi.bridge)}
+    const base = pattern.endsWith('+') ? pattern.slice(0, -1) : pattern
+    if (pattern.endsWith('+') && pi.prefix.startsWith(base)) return {hit: true}
+    if (!base.startsWith(pi.prefix)) return {hit: false}
+    return {hit: false, assumption: `the pod's interface (${pi.prefix}…) is taken not to be this one`}
+  }
   return {hit: false, assumption: 'in-interface unknown; taken to be the node\'s uplink, not this one'}
 }
 
@@ -820,6 +842,7 @@ export function traceIptables(dump: IptablesDump, packet: TracePacket, node: Tra
     packet,
     src,
     srcIsLocalPod,
+    podInterface: node.podInterface,
     family,
     local,
     notes,

@@ -176,6 +176,22 @@ export class KubeClusterClient implements ClusterReader, ClusterWriter {
     )
   }
 
+  // --- DebugPodApi (debug-pod transport and `cleanup`): listPods and deletePod above, plus these two ---
+
+  async createPod(namespace: string, manifest: KubeObject): Promise<Pod> {
+    const text = await this.call(
+      {verb: 'create', resource: 'pods', group: '', namespace},
+      {method: 'POST', path: `/api/v1/namespaces/${enc(namespace)}/pods`, body: manifest},
+    )
+    return {apiVersion: 'v1', kind: 'Pod', ...(parseJSON(text, this.target.server) as Pod)}
+  }
+
+  getPod(namespace: string, name: string): Promise<Pod | undefined> {
+    return this.getOptional<Pod>({verb: 'get', resource: 'pods', group: '', namespace, name}, `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`, 'v1', 'Pod')
+  }
+
+  // --- end DebugPodApi ---
+
   async canI(query: AccessQuery): Promise<AccessReview> {
     const attrs: Record<string, string> = {verb: query.verb, resource: query.resource, group: query.group ?? ''}
     for (const k of ['subresource', 'namespace', 'name'] as const) if (query[k]) attrs[k] = query[k]!

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {analyzeServices} from '../../../src/core/iptables/services.js'
 import {parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
-import {renderIptablesShow} from '../../../src/render/iptables-show.js'
+import fc from 'fast-check'
+import {parse as parseYaml} from 'yaml'
+import {renderIptablesShow, renderIptablesShowChunks} from '../../../src/render/iptables-show.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
 
 const analyze = (text: string) => analyzeServices(parseIptablesSave(text))
@@ -130,8 +132,36 @@ describe('analyzeServices', () => {
     assert.equal((json.servicePorts as unknown[]).length, 6)
     const yaml = renderIptablesShow(dump, a, 'yaml', {color: false})
     assert.match(yaml, /^apiVersion: node-doctor.io\/v1alpha1\nkind: IptablesShow\n/)
-    assert.match(yaml, /text: -A KUBE-SERVICES -d 172\.30\.1\.1\/32/)
+    assert.match(yaml, /text: "-A KUBE-SERVICES -d 172\.30\.1\.1\/32/)
     assert.doesNotMatch(renderIptablesShow(dump, a, 'table', {color: false}), /\u001b\[/)
     assert.match(renderIptablesShow(dump, a, 'table', {color: true}), /\u001b\[1m/)
+  })
+
+  test('streamed JSON is exactly JSON.stringify, streamed YAML parses back to the same data', () => {
+    for (const name of ['kube-proxy-v1.28-nft', 'kube-proxy-ipv6']) {
+      const dump = parseIptablesSave(readFixture(`iptables/${name}.txt`))
+      const a = analyzeServices(dump)
+      const json = renderIptablesShow(dump, a, 'json', {color: false, node: 'n'})
+      const doc = {apiVersion: 'node-doctor.io/v1alpha1', kind: 'IptablesShow', node: 'n', dump, servicePorts: a.servicePorts, nodePortsJumps: a.nodePortsJumps, unreferencedChains: a.unreferencedChains, problems: a.problems}
+      assert.equal(json, JSON.stringify(doc, null, 2) + '\n')
+      const chunks = [...renderIptablesShowChunks(dump, a, 'json', {color: false, node: 'n'})]
+      assert.ok(chunks.length > 1 && chunks.every((c) => c.length <= 70_000), 'output comes in bounded pieces')
+      assert.deepEqual(parseYaml(renderIptablesShow(dump, a, 'yaml', {color: false, node: 'n'})), JSON.parse(json))
+    }
+  })
+
+  test('YAML scalars survive any string (2000)', () => {
+    const dump = parseIptablesSave(readFixture('iptables/large-cluster-no-comments.txt'))
+    const a = analyzeServices(dump)
+    fc.assert(
+      fc.property(fc.string({unit: 'binary', maxLength: 30}), fc.string({unit: 'grapheme-ascii', maxLength: 10}), (node, source) => {
+        const y = renderIptablesShow(dump, {...a, servicePorts: [], problems: [node, source, '', 'true', '1.5', '-x', 'a: b', '# c']}, 'yaml', {color: false, node, source})
+        const back = parseYaml(y) as {node?: string; source?: string; problems: string[]}
+        assert.equal(back.node ?? '', node)
+        assert.equal(back.source ?? '', source)
+        assert.deepEqual(back.problems, [node, source, '', 'true', '1.5', '-x', 'a: b', '# c'])
+      }),
+      {numRuns: 2000},
+    )
   })
 })

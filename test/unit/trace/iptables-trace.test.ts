@@ -152,6 +152,12 @@ describe('traceIptables: matches', () => {
     assert.deepEqual(traceIptables(dump(rules), {...POD_PACKET, dport: 8080}, NODE).endpoints, {'10.0.0.4:1': 1})
     assert.deepEqual(traceIptables(dump(rules), {...POD_PACKET, dport: 22}, NODE).endpoints, {'10.0.0.3:1': 1})
     assert.deepEqual(traceIptables(dump(rules), {...POD_PACKET, dst: '1.1.1.1'}, NODE).endpoints, {'10.0.0.2:1': 1})
+    // A "-d" inside a comment, or after a match, is not the rule's destination.
+    const quoted = ['-A PREROUTING -m comment --comment "not -d 1.1.1.1" -j DNAT --to-destination 10.0.0.7:1']
+    assert.deepEqual(traceIptables(dump(quoted), POD_PACKET, NODE).endpoints, {'10.0.0.7:1': 1})
+    const late = ['-A PREROUTING -m comment --comment x -d 172.30.0.1/32 -j DNAT --to-destination 10.0.0.8:1']
+    assert.deepEqual(traceIptables(dump(late), POD_PACKET, NODE).endpoints, {'10.0.0.8:1': 1})
+    assert.deepEqual(traceIptables(dump(late), {...POD_PACKET, dst: '172.30.0.2'}, NODE).endpoints, {'no-dnat': 1})
   })
 
   it('addrtype LOCAL: node addresses and loopback', () => {
@@ -169,6 +175,11 @@ describe('traceIptables: matches', () => {
     const ext = traceIptables(dump(rules), {...POD_PACKET, src: '203.0.113.1', from: 'external'}, NODE)
     assert.deepEqual(ext.endpoints, {'10.0.0.2:1': 1})
     assert.ok(ext.notes.some((n) => n.includes('-i cni+')), ext.notes.join('\n'))
+    // With kube-proxy's interface detector known, local pod traffic is matched exactly.
+    assert.deepEqual(traceIptables(dump(rules), POD_PACKET, {...NODE, podInterface: {bridge: 'cbr0'}}).endpoints, {'10.0.0.2:1': 1})
+    const prefixed = traceIptables(dump(rules), POD_PACKET, {...NODE, podInterface: {prefix: 'cni'}})
+    assert.deepEqual(prefixed.endpoints, {'10.0.0.1:1': 1})
+    assert.equal(prefixed.branches[0]!.path[0]!.assumptions, undefined)
   })
 
   it('recent --rcheck does not match a first packet, --set does', () => {

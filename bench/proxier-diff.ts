@@ -1,0 +1,58 @@
+// Benchmark: render + diff for 10,000 Services × 10 endpoints against a node dump of the same size (issue target:
+// render + diff ≤ 3 s and ≤ 1 GiB on the 2-core machine). The "node dump" is the expected state with one rule
+// removed, as iptables-save text. Run: node --import tsx bench/proxier-diff.ts
+import {performance} from 'node:perf_hooks'
+import {diffIptables} from '../src/core/diff/iptables.js'
+import {chainGroups, viewFromDump, viewFromSaved} from '../src/core/diff/iptables-view.js'
+import {parseIptablesSave} from '../src/core/parse/iptables-save.js'
+import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '../src/core/proxier/config.js'
+import {generateIptablesRestore} from '../src/core/proxier/iptables/generate.js'
+import {savedState, serializeSave} from '../src/core/proxier/iptables/save.js'
+import {loadObjects} from '../src/core/proxier/objects.js'
+import {benchObjectsJson} from './proxier-objects.js'
+
+function time<T>(name: string, fn: () => T): T {
+  const t0 = performance.now()
+  const c0 = process.cpuUsage()
+  const v = fn()
+  const cpu = process.cpuUsage(c0)
+  console.log(`${name}: ${(performance.now() - t0).toFixed(1)} ms (cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`)
+  return v
+}
+
+const SERVICES = Number(process.env.SERVICES ?? 10_000)
+const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
+const objects = loadObjects([{name: 'bench.json', text: benchObjectsJson(SERVICES, ENDPOINTS)}])
+const options: ProxierOptions = {
+  family: 'ipv4',
+  version: NEWEST_SUPPORTED_VERSION,
+  nodeName: 'node-0',
+  nodeIP: '192.168.0.2',
+  masqueradeBit: 14,
+  masqueradeAll: false,
+  localDetector: {mode: 'ClusterCIDR', cidr: '10.0.0.0/8'},
+  nodePortAddresses: [],
+  localhostNodePorts: true,
+  randomFully: true,
+  nfacct: {ctStateInvalidDroppedPkts: true, localhostNpsAcceptedPkts: true},
+  tcpBeLiberal: false,
+  nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
+  featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
+}
+// The node's dump, prepared outside the timed part.
+const nodeDump = (() => {
+  const text = serializeSave(generateIptablesRestore({services: objects.services, endpointSlices: objects.endpointSlices, options}).ruleset)
+  const i = text.indexOf('-A KUBE-SERVICES ')
+  return text.slice(0, i) + text.slice(text.indexOf('\n', i) + 1)
+})()
+console.log(`dump_size: ${(nodeDump.length / 1e6).toFixed(1)} MB`)
+
+const t0 = performance.now()
+const out = time('render', () => generateIptablesRestore({services: objects.services, endpointSlices: objects.endpointSlices, options}))
+const expected = time('expected_save_form', () => viewFromSaved(savedState(out.ruleset)))
+const dump = time('parse_dump', () => parseIptablesSave(nodeDump))
+const actual = time('dump_view', () => viewFromDump(dump))
+const diffs = time('diff', () => diffIptables(expected.view, actual, {chainGroups: chainGroups(out.ruleset), requiredJumps: expected.requiredJumps}))
+console.log(`differences: ${diffs.length}`)
+console.log(`render_plus_diff: ${(performance.now() - t0).toFixed(1)} ms (target <= 3000 ms)`)
+console.log(`peak_rss: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (target <= 1024 MB)`)

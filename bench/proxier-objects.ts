@@ -1,0 +1,35 @@
+// Objects for the proxier benchmarks: SERVICES Services (ClusterIP, NodePort, LoadBalancer mix) × ENDPOINTS endpoints.
+
+export function benchObjectsJson(SERVICES: number, ENDPOINTS: number): string {
+  const items: unknown[] = []
+  for (let s = 0; s < SERVICES; s++) {
+    const ns = `ns${s % 100}`
+    const name = `svc${s}`
+    const kind = s % 10 === 0 ? 'LoadBalancer' : s % 5 === 0 ? 'NodePort' : 'ClusterIP'
+    items.push({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {namespace: ns, name},
+      spec: {
+        type: kind,
+        clusterIP: `172.30.${(s >> 8) & 255}.${s & 255}`,
+        ports: [{name: 'http', port: 80, protocol: 'TCP', ...(kind !== 'ClusterIP' ? {nodePort: 30000 + (s % 2700)} : {})}],
+        ...(kind === 'LoadBalancer' ? {externalTrafficPolicy: s % 20 === 0 ? 'Local' : 'Cluster', healthCheckNodePort: 32000 + (s % 700)} : {}),
+      },
+      ...(kind === 'LoadBalancer' ? {status: {loadBalancer: {ingress: [{ip: `203.0.${(s >> 8) & 255}.${s & 255}`}]}}} : {}),
+    })
+    items.push({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {namespace: ns, name: `${name}-abcde`, labels: {'kubernetes.io/service-name': name}},
+      addressType: 'IPv4',
+      endpoints: Array.from({length: ENDPOINTS}, (_, e) => {
+        const n = s * ENDPOINTS + e
+        return {addresses: [`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`], nodeName: `node-${n % 50}`, conditions: {ready: true, serving: true, terminating: false}}
+      }),
+      ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
+    })
+  }
+  return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
+}
+
