@@ -92,6 +92,17 @@ export const transportFlags = {
     summary: 'DANGEROUS: do not verify node SSH host keys against known_hosts (allows man-in-the-middle).',
     helpGroup: 'NODE ACCESS',
   }),
+  // --via pod (src/transports/pod); defaults are DEFAULT_POD_IMAGE / DEFAULT_POD_NAMESPACE there, justified there.
+  'pod-image': Flags.string({
+    summary: 'Image of the debug pod for --via pod; needs nsenter, sh and sleep.',
+    default: 'registry.k8s.io/e2e-test-images/busybox:1.36.1-1',
+    helpGroup: 'NODE ACCESS',
+  }),
+  'pod-namespace': Flags.string({
+    summary: 'Namespace of the debug pods (--via pod); Pod Security must allow privileged pods there.',
+    default: 'kube-system',
+    helpGroup: 'NODE ACCESS',
+  }),
 }
 
 /** Parses a kubectl/Go-style duration (`30s`, `5m`, `1m30s`, `500ms`, bare number = seconds) into milliseconds. */

@@ -12,6 +12,7 @@ import type {NodeTransport} from '../ports/node-transport.js'
 import {type KubeAccess, type KubeOptions, loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {KubeClusterClient} from '../transports/kube/client.js'
 import {LocalTransport} from '../transports/local/local.js'
+import {DebugPodTransport, newRunId} from '../transports/pod/debug-pod.js'
 import {resolveSshTarget} from '../transports/ssh/ssh-config.js'
 import {SshJumpPool, SshTransport} from '../transports/ssh/ssh.js'
 import os from 'node:os'
@@ -32,6 +33,8 @@ export interface LiveFlags extends KubeOptions {
   'ssh-jump'?: string
   'ssh-config'?: string
   'insecure-ignore-host-key'?: boolean
+  'pod-image'?: string
+  'pod-namespace'?: string
   quiet?: boolean
   verbose?: boolean
 }
@@ -96,7 +99,7 @@ export async function collectLive(names: string[], flags: LiveFlags, options: {a
     throw new UsageError('--via local runs the commands on this machine, so it takes exactly one node (the one you are on)')
   }
 
-  const {connect, close} = transportFactory(flags, (m) => !flags.quiet && process.stderr.write(`${m}\n`))
+  const {connect, close} = transportFactory(flags, (m) => !flags.quiet && process.stderr.write(`${m}\n`), access)
   const onEvent = progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length)
   const nodes = await collectFleet(selected, {
     plan: planFor(options.areas),
@@ -118,7 +121,7 @@ interface TransportFactory {
   close: () => Promise<void>
 }
 
-function transportFactory(flags: LiveFlags, warn: (message: string) => void): TransportFactory {
+function transportFactory(flags: LiveFlags, warn: (message: string) => void, access: KubeAccess): TransportFactory {
   switch (flags.via) {
     case 'local':
       return {connect: async (node) => new LocalTransport(node.metadata.name), close: async () => {}}
@@ -150,12 +153,32 @@ function transportFactory(flags: LiveFlags, warn: (message: string) => void): Tr
         close: () => pool.close(),
       }
     }
+    case 'pod':
+      return debugPodFactory(flags, warn, access)
     default:
-      return {
-        connect: async () => {
-          throw new UsageError(`--via ${flags.via} is not available yet`, 'Use --via ssh, or --via local on the node itself.')
-        },
-        close: async () => {},
-      }
+      throw new UsageError(`unknown --via ${flags.via}`, 'Use --via ssh, pod or local.')
+  }
+}
+
+/** One debug pod per node, all labelled with one run id; close() deletes any pod a node's own close() missed. */
+function debugPodFactory(flags: LiveFlags, warn: (message: string) => void, access: KubeAccess): TransportFactory {
+  const api = new KubeClusterClient(access)
+  const runId = newRunId()
+  const open = new Set<DebugPodTransport>()
+  return {
+    connect: async (node) => {
+      const t = new DebugPodTransport(node.metadata.name, api, access.kc, {
+        runId,
+        warn,
+        ...(flags['pod-image'] ? {image: flags['pod-image']} : {}),
+        ...(flags['pod-namespace'] ? {namespace: flags['pod-namespace']} : {}),
+      })
+      open.add(t)
+      await t.start()
+      return t
+    },
+    close: async () => {
+      await Promise.all([...open].map((t) => t.close()))
+    },
   }
 }

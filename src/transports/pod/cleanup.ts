@@ -11,8 +11,10 @@ export interface LeftoverPod {
   run?: string
   phase?: string
   createdAt?: string
-  /** What happened: deleted, already gone (someone else deleted it first), or listed only (dry run). */
-  outcome: 'deleted' | 'gone' | 'dry-run'
+  /** What happened: deleted, already gone (someone else deleted it first), listed only (dry run), or failed. */
+  outcome: 'deleted' | 'gone' | 'dry-run' | 'failed'
+  /** Why the delete failed (outcome `failed`). */
+  error?: string
 }
 
 export interface CleanupOptions {
@@ -24,13 +26,12 @@ export interface CleanupOptions {
 /**
  * Lists pods labelled app.kubernetes.io/managed-by=node-doctor and, unless dryRun, deletes each one (grace period
  * 0, uid precondition: a pod recreated under the same name since the list is left alone). Sorted by
- * namespace/name. Throws ClusterAccessError for a refused list or delete (after attempting every delete).
+ * namespace/name. A refused delete is reported per pod (`failed`); a refused list throws ClusterAccessError.
  */
 export async function cleanupDebugPods(api: DebugPodApi, options: CleanupOptions): Promise<LeftoverPod[]> {
   const pods = await api.listPods({labelSelector: DEBUG_POD_SELECTOR, ...(options.namespace === undefined ? {} : {namespace: options.namespace})})
   const sorted = [...pods].sort((a, b) => key(a).localeCompare(key(b)))
   const out: LeftoverPod[] = []
-  let firstError: unknown
   for (const pod of sorted) {
     const item = describe(pod)
     if (options.dryRun) {
@@ -43,10 +44,9 @@ export async function cleanupDebugPods(api: DebugPodApi, options: CleanupOptions
     } catch (err) {
       // 404: deleted meanwhile; 409: the name now belongs to a pod we did not list. Neither is ours to delete.
       if (err instanceof ClusterAccessError && (err.status?.code === 404 || err.status?.code === 409)) out.push({...item, outcome: 'gone'})
-      else firstError ??= err
+      else out.push({...item, outcome: 'failed', error: (err as Error).message})
     }
   }
-  if (firstError !== undefined) throw firstError
   return out
 }
 

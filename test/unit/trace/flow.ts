@@ -13,7 +13,7 @@ import {generateIptablesRestore} from '../../../src/core/proxier/iptables/genera
 import {serializeSave} from '../../../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../../../src/core/proxier/objects.js'
 import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../../src/core/proxier/render-input.js'
-import {type TracePacket, type TraceProtocol, type TraceResult, parseTraceDestination, traceIptables} from '../../../src/core/trace/iptables-trace.js'
+import {type TraceNode, type TracePacket, type TraceProtocol, type TraceResult, parseTraceDestination, traceIptables} from '../../../src/core/trace/iptables-trace.js'
 import {fixturePath} from '../../support/golden.js'
 
 export interface RenderedFixture {
@@ -22,6 +22,8 @@ export interface RenderedFixture {
   save: string
   dump: IptablesDump
   localAddresses: string[]
+  /** What the command passes: the node's addresses and, for interface detectors, the pod interface. */
+  node: TraceNode
 }
 
 /** Renders test/fixtures/proxier/iptables/<kase>/objects.yaml (+ nodes.yaml) for node-a, with its kube-proxy config. */
@@ -36,7 +38,10 @@ export function renderFixture(kase: string, family: 'ipv4' | 'ipv6' = 'ipv4', no
     facts: {family},
   })
   const save = serializeSave(generateIptablesRestore(render.input).ruleset)
-  return {render, save, dump: parseIptablesSave(save), localAddresses: render.input.options.nodeInterfaceAddresses}
+  const localAddresses = render.input.options.nodeInterfaceAddresses
+  const d = render.input.options.localDetector
+  const podInterface = d.mode === 'BridgeInterface' ? {bridge: d.interfaceName} : d.mode === 'InterfaceNamePrefix' ? {prefix: d.prefix} : undefined
+  return {render, save, dump: parseIptablesSave(save), localAddresses, node: {localAddresses, ...(podInterface ? {podInterface} : {})}}
 }
 
 export interface FlowCase {
@@ -65,7 +70,7 @@ function explain(r: TraceResult): string {
 /** Asserts every case: exactly the expected outcomes, each within 1e-6, and the masquerade decision on every branch. */
 export function runPacketFlowTests(fx: RenderedFixture, cases: readonly FlowCase[]): void {
   for (const c of cases) {
-    const r = traceIptables(fx.dump, packetFor(c), {localAddresses: fx.localAddresses})
+    const r = traceIptables(fx.dump, packetFor(c), fx.node)
     const why = `${c.name}: ${c.from} → ${c.to}\n${explain(r)}`
     assert.deepEqual(Object.keys(r.endpoints).sort(), Object.keys(c.expect).sort(), why)
     for (const [k, p] of Object.entries(c.expect)) assert.ok(Math.abs((r.endpoints[k] ?? 0) - p) < 1e-6, `${why}\n${k}: ${r.endpoints[k]} ≠ ${p}`)

@@ -162,3 +162,16 @@ describe('packet flow: IPv6', () => {
     ])
   })
 })
+
+describe('packet flow: interface-based local detection', () => {
+  for (const [kase, iface] of [['detect-local-bridge', 'cbr0'], ['detect-local-interface-prefix', 'veth+']] as const) {
+    it(`${kase}: local pods arrive on ${iface}, remote pods and outside clients do not`, () => {
+      runPacketFlowTests(renderFixture(kase), [
+        {name: 'local pod to cluster IP', from: 'pod', src: POD, to: '172.30.11.2:80', expect: {'10.0.2.81:8080': 1}, masq: false},
+        {name: 'remote pod to cluster IP', from: 'external', src: '10.0.2.7', to: '172.30.11.2:80', expect: {'10.0.2.81:8080': 1}, masq: true},
+        {name: 'local pod short-circuits the eTP Local VIP', from: 'pod', src: POD, to: '1.2.3.10:80', expect: {'10.0.1.80:8080': 0.5, '10.0.2.80:8080': 0.5}, masq: false},
+        {name: 'outside client to the eTP Local VIP', from: 'external', src: '203.0.113.9', to: '1.2.3.10:80', expect: {'10.0.1.80:8080': 1}, masq: false},
+      ])
+    })
+  }
+})
