@@ -2,14 +2,28 @@
 // real paths, List/Status JSON shaped like kube-apiserver's, bearer-token and client-certificate authentication,
 // RBAC-style denials with kube-apiserver's exact 403 message, label/field selectors, limit/continue paging and
 // streaming watches. Seeded from fixture objects, which must carry apiVersion and kind.
+// Pods can be created, and a fake kubelet (fake-kubelet.ts) starts them and serves pods/exec over WebSocket.
 import {mkdtempSync, rmSync} from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import type {Duplex} from 'node:stream'
 import type {TLSSocket} from 'node:tls'
 import type {KubeObject} from '../../src/core/model/k8s.js'
+import {
+  type ExecRecord,
+  type FakeKubeletOptions,
+  baselineViolations,
+  createWsServer,
+  negotiateChannelProtocol,
+  pullFailureStatus,
+  rfc3339,
+  runExecSession,
+  runningPodStatus,
+  unschedulableStatus,
+} from './fake-kubelet.js'
 import {type KubeconfigSpec, type UserSpec, writeKubeconfig} from './kubeconfig.js'
 import {testPki} from './tls.js'
 
@@ -79,6 +93,8 @@ export interface FakeApiServerOptions {
   version?: Partial<Record<'major' | 'minor' | 'gitVersion' | 'platform', string>>
   /** Delay before each response (ms), to make concurrency and timeouts observable. */
   latencyMs?: number
+  /** What happens to created pods and where pods/exec runs (see fake-kubelet.ts). */
+  kubelet?: FakeKubeletOptions
 }
 
 export interface RequestRecord {
@@ -106,6 +122,8 @@ export interface FakeApiServer {
   requests: RequestRecord[]
   /** Most requests that were being handled at the same time since start or resetRequests(). */
   readonly maxInFlight: number
+  /** Finished pods/exec sessions, in order of completion. */
+  execs: ExecRecord[]
   /** Clears `requests` and `maxInFlight`. */
   resetRequests(): void
   /** Replaces the store, emitting ADDED/MODIFIED/DELETED to watchers for what changed. */
@@ -161,8 +179,8 @@ const STATUS_REASON: Record<number, string> = {
   503: 'ServiceUnavailable',
 }
 
-export function statusObject(code: number, message: string, details?: Record<string, string>): Record<string, unknown> {
-  const s: Record<string, unknown> = {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: STATUS_REASON[code] ?? 'InternalError'}
+export function statusObject(code: number, message: string, details?: Record<string, string>, reason?: string): Record<string, unknown> {
+  const s: Record<string, unknown> = {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: reason ?? STATUS_REASON[code] ?? 'InternalError'}
   if (details) s.details = details
   s.code = code
   return s
@@ -317,7 +335,42 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     rv++
     const gone = {...old.obj, metadata: {...old.obj.metadata, resourceVersion: String(rv)}}
     emit('DELETED', rt, gone)
+    if (rt.resource === 'pods') stopPod(key)
     return gone
+  }
+
+  // --- the fake kubelet: pod start-up and exec sessions, per pod key ---
+  const kubelet = options.kubelet ?? {}
+  const podTimers = new Map<string, NodeJS.Timeout[]>()
+  const podSessions = new Map<string, Set<() => void>>()
+  const execs: ExecRecord[] = []
+  const podsRt = RESOURCE_TYPES.find((t) => t.resource === 'pods')!
+  const nodesRt = RESOURCE_TYPES.find((t) => t.resource === 'nodes')!
+  const stopPod = (key: string) => {
+    for (const t of podTimers.get(key) ?? []) clearTimeout(t)
+    podTimers.delete(key)
+    // The container is killed, and with it every exec session into it.
+    for (const kill of podSessions.get(key) ?? []) kill()
+    podSessions.delete(key)
+  }
+  /** Sets a created pod's status as a kubelet would: now when its node is unknown, else after startDelayMs. */
+  const startPod = (pod: KubeObject) => {
+    const key = keyOf(podsRt, pod.metadata.namespace, pod.metadata.name)
+    const nodeName = (pod as {spec?: {nodeName?: string}}).spec?.nodeName
+    const node = nodeName === undefined ? undefined : store.get(keyOf(nodesRt, undefined, nodeName))?.obj
+    const setStatus = (status: Record<string, unknown>) => {
+      const current = store.get(key)
+      if (current) put({...current.obj, status} as KubeObject, true)
+    }
+    if (!node) return setStatus(unschedulableStatus(nodeName, [...store.values()].filter((e) => e.rt === nodesRt).length))
+    const images = ((pod as {spec?: {containers?: Array<{image?: string}>}}).spec?.containers ?? []).map((c) => c.image)
+    const unpullable = images.some((i) => i !== undefined && (kubelet.unpullableImages ?? []).includes(i))
+    const delay = kubelet.startDelayMs ?? 0
+    const timers = [
+      setTimeout(() => setStatus(unpullable ? pullFailureStatus(pod, 'ErrImagePull') : runningPodStatus(pod, node)), delay),
+      ...(unpullable ? [setTimeout(() => setStatus(pullFailureStatus(pod, 'ImagePullBackOff')), delay + 50)] : []),
+    ]
+    podTimers.set(key, timers)
   }
 
   for (const o of options.objects ?? []) put(o, false)
@@ -415,6 +468,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         if (!found) return notFound(res, rt, info.name!)
         return sendJSON(res, 200, withTypeMeta(rt, found.obj))
       }
+      case 'create':
+        return create(rt, info, req, res)
       case 'delete': {
         const found = store.get(keyOf(rt, info.namespace, info.name!))
         if (!found) return notFound(res, rt, info.name!)
@@ -436,6 +491,112 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       default:
         return sendJSON(res, 405, statusObject(405, 'the server does not allow this method on the requested resource', {}))
     }
+  }
+
+  /** POST to a collection: NamespaceLifecycle, Pod Security (pods), AlreadyExists, then the kubelet takes over. */
+  const create = async (rt: ResourceType, info: RequestInfo, req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (info.name !== undefined) return sendJSON(res, 405, statusObject(405, 'the server does not allow this method on the requested resource', {}))
+    let obj: KubeObject
+    try {
+      obj = JSON.parse(await readBody(req)) as KubeObject
+    } catch (err) {
+      return sendJSON(res, 400, statusObject(400, `the body of the request was in an unknown format: ${(err as Error).message}`))
+    }
+    const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version
+    if (obj.kind !== rt.kind || obj.apiVersion !== apiVersion || typeof obj.metadata !== 'object' || obj.metadata === null) {
+      return sendJSON(res, 400, statusObject(400, `the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion}) or kind is not ${rt.kind}`))
+    }
+    if (!obj.metadata.name) {
+      const prefix = (obj.metadata as {generateName?: string}).generateName
+      if (!prefix) return sendJSON(res, 422, statusObject(422, `${rt.kind} "" is invalid: metadata.name: Required value: name or generateName is required`, {kind: rt.kind}, 'Invalid'))
+      obj.metadata.name = prefix + randomName()
+    }
+    const name = obj.metadata.name
+    if (rt.namespaced) {
+      if (obj.metadata.namespace !== undefined && obj.metadata.namespace !== info.namespace) {
+        return sendJSON(res, 400, statusObject(400, 'the namespace of the provided object does not match the namespace sent on the request', {}, 'BadRequest'))
+      }
+      obj.metadata.namespace = info.namespace
+      const ns = store.get(keyOf(RESOURCE_TYPES.find((t) => t.resource === 'namespaces')!, undefined, info.namespace!))
+      // The API server creates these itself; other namespaces must exist (NamespaceLifecycle admission).
+      if (!ns && !['default', 'kube-system', 'kube-public', 'kube-node-lease'].includes(info.namespace!)) {
+        return sendJSON(res, 404, statusObject(404, `namespaces "${info.namespace}" not found`, {name: info.namespace!, kind: 'namespaces'}))
+      }
+      const enforce = ns?.obj.metadata.labels?.['pod-security.kubernetes.io/enforce']
+      if (rt.resource === 'pods' && (enforce === 'baseline' || enforce === 'restricted')) {
+        // NOTE: only the baseline checks, for both levels: enough to reject what baseline rejects.
+        const violations = baselineViolations(obj)
+        if (violations.length > 0) {
+          const version = ns?.obj.metadata.labels?.['pod-security.kubernetes.io/enforce-version'] ?? 'latest'
+          return sendJSON(res, 403, statusObject(403, `pods "${name}" is forbidden: violates PodSecurity "${enforce}:${version}": ${violations.join(', ')}`, {name, kind: 'pods'}))
+        }
+      }
+    }
+    if (store.has(keyOf(rt, obj.metadata.namespace, name))) {
+      return sendJSON(res, 409, statusObject(409, `${qualifiedResource(rt)} "${name}" already exists`, {name, ...(rt.group ? {group: rt.group} : {}), kind: rt.resource}, 'AlreadyExists'))
+    }
+    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const) delete obj.metadata[k]
+    obj.metadata.creationTimestamp = rfc3339()
+    if (rt.resource === 'pods') (obj as {status?: unknown}).status = {phase: 'Pending', qosClass: 'Burstable'}
+    const stored = put(obj, true)
+    if (rt.resource === 'pods') startPod(stored)
+    return sendJSON(res, 201, withTypeMeta(rt, store.get(keyOf(rt, stored.metadata.namespace, name))!.obj))
+  }
+
+  /** GET .../pods/NAME/exec with a WebSocket upgrade: authenticate, authorize (create pods/exec), then run it. */
+  const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    const record: RequestRecord = {method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0}
+    requests.push(record)
+    const refuse = (code: number, body: Record<string, unknown>) => {
+      record.status = code
+      const text = JSON.stringify(body)
+      socket.end(`HTTP/1.1 ${code} ${http.STATUS_CODES[code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
+    }
+    const who = authenticate(req)
+    if (who === undefined) return refuse(401, statusObject(401, 'Unauthorized'))
+    record.user = who.user
+    record.authenticatedBy = who.by
+    const info = requestInfo(req.method ?? 'GET', url)
+    // kube-apiserver authorizes a WebSocket exec as `create pods/exec` (AuthorizePodWebsocketUpgradeCreatePermission).
+    if (info.resourceRequest && info.subresource === 'exec') info.verb = 'create'
+    Object.assign(record, {verb: info.verb, group: info.group, resource: info.resource})
+    for (const k of ['subresource', 'namespace', 'name'] as const) if (info[k] !== undefined) record[k] = info[k]
+    if (!info.resourceRequest || info.resource !== 'pods' || info.subresource !== 'exec' || info.group !== '' || info.name === undefined) {
+      return refuse(404, statusObject(404, 'the server could not find the requested resource', {}))
+    }
+    if (denied(who.user, info)) return refuse(403, statusObject(403, forbiddenMessage(who.user, info), {name: info.name, kind: 'pods'}))
+    const key = keyOf(podsRt, info.namespace, info.name)
+    const found = store.get(key)
+    if (!found) return refuse(404, statusObject(404, `pods "${info.name}" not found`, {name: info.name, kind: 'pods'}))
+    const pod = found.obj as KubeObject & {spec?: {nodeName?: string; containers?: Array<{name: string}>}; status?: {phase?: string}}
+    const containers = (pod.spec?.containers ?? []).map((c) => c.name)
+    const container = url.searchParams.get('container') ?? (containers.length === 1 ? containers[0]! : undefined)
+    if (container === undefined) return refuse(400, statusObject(400, `a container name must be specified for pod ${info.name}, choose one of: [${containers.join(' ')}]`))
+    if (!containers.includes(container)) return refuse(400, statusObject(400, `container ${container} is not valid for pod ${info.name}`))
+    const phase = pod.status?.phase
+    if (phase === 'Succeeded' || phase === 'Failed') return refuse(400, statusObject(400, `cannot exec into a container in a completed pod; current phase is ${phase}`))
+    if (phase !== 'Running') return refuse(400, statusObject(400, `unable to upgrade connection: container not found ("${container}")`))
+    const argv = url.searchParams.getAll('command')
+    if (argv.length === 0) return refuse(400, statusObject(400, 'you must specify at least 1 command'))
+    const protocol = negotiateChannelProtocol(String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()))
+    if (protocol === undefined) return refuse(400, statusObject(400, 'fake-apiserver speaks only v4.channel.k8s.io and v5.channel.k8s.io'))
+    const flag = (name: string) => ['true', '1'].includes(url.searchParams.get(name) ?? '')
+    if (!flag('stdout') && !flag('stderr') && !flag('stdin')) {
+      return refuse(400, statusObject(400, 'you must specify at least 1 of stdin, stdout, stderr'))
+    }
+    record.status = 101
+    const nodeName = pod.spec?.nodeName ?? ''
+    const netns = kubelet.netns?.[nodeName]
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const sessions = podSessions.get(key) ?? new Set<() => void>()
+      podSessions.set(key, sessions)
+      const kill = runExecSession(ws, {argv, stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), ...(netns ? {netns} : {})}, (r) => {
+        sessions.delete(kill)
+        execs.push({namespace: info.namespace!, pod: info.name!, container, node: nodeName, ...(netns ? {netns} : {}), command: argv, protocol, exitCode: r.exitCode, hungUp: r.hungUp})
+      })
+      sessions.add(kill)
+    })
   }
 
   const notFound = (res: http.ServerResponse, rt: ResourceType, name: string) => {
@@ -576,6 +737,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   const server = pki
     ? https.createServer({key: pki.serverKeyPem, cert: pki.serverCertPem, ca: pki.caPem, requestCert: clientCertAuth, rejectUnauthorized: false}, listener)
     : http.createServer(listener)
+  const wss = createWsServer()
+  server.on('upgrade', upgrade)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `${useTls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`
   const dir = mkdtempSync(join(tmpdir(), 'node-doctor-fake-apiserver-'))
@@ -593,6 +756,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     kubeconfigPath,
     token,
     requests,
+    execs,
     get maxInFlight() {
       return maxInFlight
     },
@@ -624,6 +788,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     async close() {
       for (const w of watchers) w.res.end()
       watchers.clear()
+      for (const key of new Set([...podTimers.keys(), ...podSessions.keys()])) stopPod(key)
+      wss.close()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       rmSync(dir, {recursive: true, force: true})
@@ -741,4 +907,10 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
   })
+}
+
+function randomName(): string {
+  // generateName suffix: 5 characters from the API server's alphabet (no vowels, no confusable digits).
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789'
+  return Array.from({length: 5}, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('')
 }

@@ -113,7 +113,7 @@ export function parseGoDuration(text: string): bigint | undefined {
     if (!m) return undefined
     const [whole, intPart = '', fracPart, unitText = ''] = m
     if (intPart === '' && (fracPart === undefined || fracPart === '')) return undefined
-    const unit = DURATION_UNITS[unitText]
+    const unit = Object.hasOwn(DURATION_UNITS, unitText) ? DURATION_UNITS[unitText] : undefined
     if (unit === undefined) return undefined
     let ns = BigInt(intPart === '' ? '0' : intPart) * unit
     if (fracPart !== undefined && fracPart !== '') {
@@ -189,7 +189,7 @@ export function parseQuantity(text: string): number | undefined {
   const num = Number(m[1])
   const suffix = m[2] ?? ''
   if (/^[eE]/.test(suffix)) return num * 10 ** Number(suffix.slice(1))
-  const scale = QUANTITY_SCALE[suffix]
+  const scale = Object.hasOwn(QUANTITY_SCALE, suffix) ? QUANTITY_SCALE[suffix] : undefined
   return scale === undefined ? undefined : num * scale
 }
 
@@ -229,6 +229,7 @@ export function getAt(root: JsonValue | undefined, ptr: string): JsonValue | und
   let cur: JsonValue | undefined = root
   for (const seg of pointerSegments(ptr)) {
     if (cur === null || cur === undefined || typeof cur !== 'object') return undefined
+    if (!Object.hasOwn(cur, seg)) return undefined
     cur = Array.isArray(cur) ? cur[Number(seg)] : cur[seg]
   }
   return cur
@@ -411,7 +412,7 @@ function decodeStruct(
       })
     }
     seen.set(key, keyLine)
-    const spec = schema[key]
+    const spec = Object.hasOwn(schema, key) ? schema[key] : undefined
     if (!spec) {
       if (ptr === '' && (key === 'apiVersion' || key === 'kind')) continue
       const close = Object.keys(schema).find((k) => k.toLowerCase() === key.toLowerCase())

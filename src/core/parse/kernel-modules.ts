@@ -50,7 +50,7 @@ export function parseKernelModules(text: string): KernelModules {
 }
 
 export function parseProcModules(text: string): KernelModules {
-  const modules: Record<string, KernelModule> = {}
+  const modules: Record<string, KernelModule> = Object.create(null) as Record<string, KernelModule>
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim()
     if (line === '') return
@@ -65,7 +65,7 @@ export function parseProcModules(text: string): KernelModules {
 }
 
 export function parseLsmod(text: string): KernelModules {
-  const modules: Record<string, KernelModule> = {}
+  const modules: Record<string, KernelModule> = Object.create(null) as Record<string, KernelModule>
   let sawHeader = false
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim()
@@ -85,7 +85,7 @@ export function parseLsmod(text: string): KernelModules {
 
 /** /lib/modules/$(uname -r)/modules.builtin: modules compiled into the kernel (never in /proc/modules). */
 export function parseModulesBuiltin(text: string): KernelModules {
-  const modules: Record<string, KernelModule> = {}
+  const modules: Record<string, KernelModule> = Object.create(null) as Record<string, KernelModule>
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim()
     if (line === '') return
@@ -101,7 +101,7 @@ export function parseModulesBuiltin(text: string): KernelModules {
 /** Whether `name` is loaded (or built in, when `builtin` is given), accepting known alternative names. */
 export function hasKernelModule(loaded: KernelModules, name: string, builtin?: KernelModules): boolean {
   const names = [name, ...(ALTERNATIVES[name] ?? [])].map((n) => n.replaceAll('-', '_'))
-  return names.some((n) => loaded.modules[n] !== undefined || builtin?.modules[n] !== undefined)
+  return names.some((n) => Object.hasOwn(loaded.modules, n) || (builtin !== undefined && Object.hasOwn(builtin.modules, n)))
 }
 
 /** The names in `required` that are neither loaded nor built in. */

@@ -277,7 +277,7 @@ export function kubeProxyFromManifest(text: string, options: {source?: string} =
         tokens = [{text: sw[start] ?? 'kube-proxy', origin: script.origin}, ...rest]
       }
       if (tokens.length > 1 && /(^|\/)hyperkube$/.test(tokens[0]?.text ?? '') && /^(kube-)?proxy$/.test(tokens[1]?.text ?? '')) tokens = tokens.slice(1)
-      const env: Record<string, string> = {}
+      const env: Record<string, string> = Object.create(null) as Record<string, string>
       const envList = child(c, 'env')
       if (isSeq(envList)) {
         for (const e of envList.items as YamlNode[]) {
@@ -307,7 +307,7 @@ export function kubeProxyFromManifest(text: string, options: {source?: string} =
         container: cname,
         executable: tokens[0]?.text ?? '',
         args: tokens.slice(1),
-        env,
+        env: {...env},
         issues,
       }
       const image = str(child(c, 'image'))

@@ -689,7 +689,8 @@ export function kubeletFieldSpec(ptr: string): FieldSpec | undefined {
   const segs = ptr.split('/').slice(1)
   for (let i = 0; i < segs.length; i++) {
     if (!schema) return undefined
-    spec = schema[segs[i] ?? '']
+    const seg = segs[i] ?? ''
+    spec = Object.hasOwn(schema, seg) ? schema[seg] : undefined
     if (!spec) return undefined
     let t: FieldSpec['type'] = spec.type
     while (typeof t === 'object' && !('struct' in t) && i + 1 < segs.length) {

@@ -25,7 +25,7 @@ export function normalizeSysctlKey(key: string): string {
  * on key ...") become info issues; other lines that are not `key = value` become warnings. Later lines win.
  */
 export function parseSysctl(text: string, options: {source?: string} = {}): Sysctls {
-  const out: Sysctls = {values: {}, issues: []}
+  const out: Sysctls = {values: Object.create(null) as Record<string, SysctlEntry>, issues: []}
   const src = options.source === undefined ? {} : {source: options.source}
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim()
@@ -51,7 +51,8 @@ export function parseSysctl(text: string, options: {source?: string} = {}): Sysc
 }
 
 export function sysctlValue(s: Sysctls, key: string): string | undefined {
-  return s.values[normalizeSysctlKey(key)]?.value
+  const k = normalizeSysctlKey(key)
+  return Object.hasOwn(s.values, k) ? s.values[k]?.value : undefined
 }
 
 /** When a key matters. */

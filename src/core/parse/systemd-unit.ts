@@ -395,7 +395,8 @@ export interface ResolvedCommand {
  */
 export function resolveExecStart(unit: SystemdUnit, envFiles: ReadonlyArray<{path: string; text: string}>): ResolvedCommand {
   const issues: ConfigIssue[] = []
-  const env: Record<string, EnvVar> = {}
+  // Null prototype: variable names come from the input (`$constructor`, `__proto__=`).
+  const env: Record<string, EnvVar> = Object.create(null) as Record<string, EnvVar>
   for (const v of unit.environment) env[v.name] = v
   const used = new Set<number>()
   for (const ref of unit.environmentFiles) {

@@ -1,0 +1,240 @@
+// The Calico route checks: one comparison per (snapshot, node), each check reporting its own kind of problem.
+import type {Pod} from '../../model/k8s.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
+import {artifactText} from '../../model/snapshot.js'
+import {parseLinks} from '../../parse/links.js'
+import {parseRoutes, type Route} from '../../parse/routes.js'
+import {podHealthProblem, podIps} from '../dns/pods.js'
+import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
+import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, readCalicoModel} from './calico.js'
+import {compareCalicoRoutes, formatForm, formatRoute, type RouteForm, type RouteProblem} from './compare.js'
+import {
+  RT_CALICO_NODE_UNHEALTHY,
+  RT_MISSING_BLACKHOLE,
+  RT_MISSING_BLOCK_ROUTE,
+  RT_ORPHAN_POD_ROUTE,
+  RT_POD_ROUTE_MISSING,
+  RT_STALE_ROUTE,
+  RT_WRONG_ROUTE,
+} from './specs.js'
+
+const NO_CALICO = 'no Calico in this cluster: no IPPools (crd.projectcalico.org) and no calico-node pods'
+
+type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]} | {ok: false; reason: string}
+
+const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, Analysis>>()
+
+function analysis(cluster: ClusterSnapshot, node: NodeSnapshot): Analysis {
+  let perNode = memo.get(cluster)
+  if (!perNode) memo.set(cluster, (perNode = new WeakMap()))
+  let a = perNode.get(node)
+  if (!a) perNode.set(node, (a = analyze(cluster, node)))
+  return a
+}
+
+function mainRoutes(text: string): Route[] {
+  return parseRoutes(text).routes.filter((r) => r.table === 'main')
+}
+
+function analyze(cluster: ClusterSnapshot, node: NodeSnapshot): Analysis {
+  if (!hasCalico(cluster)) return {ok: false, reason: NO_CALICO}
+  const text = artifactText(node, 'ip-route')
+  if (text === undefined) return {ok: false, reason: 'missing input: ip-route'}
+  const routes: Partial<Record<Family, Route[]>> = {}
+  try {
+    const v4 = mainRoutes(text)
+    routes.inet = v4.filter((r) => r.family === 'inet')
+    if (v4.some((r) => r.family === 'inet6')) routes.inet6 = v4.filter((r) => r.family === 'inet6')
+  } catch (err) {
+    return {ok: false, reason: `cannot read the ip-route artifact: ${(err as Error).message}`}
+  }
+  const v6text = artifactText(node, 'ip6-route')
+  if (v6text !== undefined && v6text.trim() !== '') {
+    try {
+      routes.inet6 = [...(routes.inet6 ?? []), ...mainRoutes(v6text).filter((r) => r.family === 'inet6')]
+    } catch {
+      // NOTE: an unreadable IPv6 listing only leaves IPv6 unjudged; the IPv4 checks still stand.
+    }
+  }
+  const addressDevices = new Map<string, string>()
+  const addrText = artifactText(node, 'ip-addr')
+  if (addrText !== undefined) {
+    try {
+      for (const i of parseLinks(addrText).interfaces) for (const a of i.addresses) addressDevices.set(a.local, i.name)
+    } catch {
+      // Without interface addresses the uplink comes from the connected routes instead.
+    }
+  }
+  const model = readCalicoModel(cluster)
+  const problems = compareCalicoRoutes({model, node: node.node, routes, pods: cluster.pods, addressDevices, collectedAt: cluster.collectedAt})
+  return {ok: true, model, problems}
+}
+
+/** Why routes towards `owner` may be missing that the user should see first: the node or its calico-node is down. */
+function ownerHint(cluster: ClusterSnapshot, model: CalicoModel, owner: string): string {
+  const hints: string[] = []
+  if (model.nodes.get(owner)?.ready === false) hints.push(`${owner} is NotReady`)
+  const pod = cluster.pods.find((p) => isCalicoNodePod(p) && p.spec?.nodeName === owner)
+  const problem = pod ? podHealthProblem(pod, cluster.collectedAt) : undefined
+  if (pod && problem) hints.push(`calico-node on ${owner} is ${problem.summary}`)
+  return hints.length > 0 ? ` (${hints.join('; ')})` : ''
+}
+
+const routeSubject = (dst: string) => ({kind: 'route', name: dst.replace(/\/(32|128)$/, ''), in: 'table main'})
+const podSubject = (p: Pod) => ({kind: 'Pod', name: p.metadata.name, ...(p.metadata.namespace ? {namespace: p.metadata.namespace} : {})})
+
+/** Why the actual route is wrong, in the words an operator would use. */
+function explainWrong(actual: readonly Route[], forms: readonly RouteForm[], owner: string, model: CalicoModel): string {
+  const r = actual[0]!
+  if (r.type !== 'unicast') return `it is a ${r.type} route here, so traffic to ${owner}'s pods is dropped (two nodes claim the block?)`
+  const devs = new Set(actual.flatMap((x) => (x.nexthops ?? [x]).map((h) => h.dev)))
+  const encaps = new Set(forms.map((f) => f.encap))
+  if (devs.has('tunl0') && !encaps.has('ipip')) return 'it still uses the IPIP tunnel (tunl0) although the pool no longer does: left over from before the encapsulation changed'
+  if ([...devs].some((d) => d?.startsWith('vxlan')) && !encaps.has('vxlan')) return 'it still uses the VXLAN device although the pool no longer does: left over from before the encapsulation changed'
+  if (encaps.has('ipip') && !devs.has('tunl0') && !encaps.has('none')) return 'it bypasses the IPIP tunnel the pool requires'
+  if (encaps.has('vxlan') && ![...devs].some((d) => d?.startsWith('vxlan')) && !encaps.has('none')) return 'it bypasses the VXLAN device the pool requires'
+  const known = model.nodes.get(owner)
+  const gws = actual.flatMap((x) => (x.nexthops ?? [x]).map((h) => h.gateway)).filter((g): g is string => g !== undefined)
+  const other = [...model.nodes.values()].find((n) => n.name !== owner && gws.some((g) => n.all.has(g)))
+  if (other) return `its next hop belongs to node ${other.name}, not to ${owner}`
+  if (gws.length > 0 && known && !gws.some((g) => known.all.has(g))) return `its next hop ${gws.join(', ')} is not an address of ${owner} (wrong IP autodetected?)`
+  return 'its next hop or device differs from what the pool calls for'
+}
+
+function draftsFor(problem: RouteProblem, cluster: ClusterSnapshot, model: CalicoModel, node: string): {id: string; draft: FindingDraft} {
+  const fam = problem.family
+  switch (problem.kind) {
+    case 'missing-block-route':
+      return {
+        id: RT_MISSING_BLOCK_ROUTE.id,
+        draft: {
+          message: `no route to ${problem.owner}'s block ${problem.block.cidr.text}: pods here cannot reach pods on ${problem.owner}${ownerHint(cluster, model, problem.owner)}`,
+          subject: routeSubject(problem.block.cidr.text),
+          evidence: [...problem.forms.map((f) => `expected: ${problem.block.cidr.text} ${formatForm(f, fam)}`), problem.basis, `block owner: ${problem.owner} (${problem.block.source})`],
+          group: `routes to ${problem.owner}`,
+        },
+      }
+    case 'wrong-block-route':
+      return {
+        id: RT_WRONG_ROUTE.id,
+        draft: {
+          message: `the route to ${problem.owner}'s block ${problem.block.cidr.text} is wrong: ${explainWrong(problem.actual, problem.forms, problem.owner, model)}`,
+          subject: routeSubject(problem.block.cidr.text),
+          evidence: [
+            ...problem.actual.map((r) => `actual:   ${formatRoute(r)}`),
+            ...problem.forms.map((f) => `expected: ${problem.block.cidr.text} ${formatForm(f, fam)}`),
+            problem.basis,
+          ],
+          group: `routes to ${problem.owner}`,
+        },
+      }
+    case 'own-block-routed':
+      return {
+        id: RT_WRONG_ROUTE.id,
+        draft: {
+          message: `this node's own block ${problem.block.cidr.text} is routed away (${problem.actual.map(formatRoute).join('; ')}): traffic for pods on ${node} leaves the node (another node claims the block?)`,
+          subject: routeSubject(problem.block.cidr.text),
+          evidence: [...problem.actual.map((r) => `actual:   ${formatRoute(r)}`), `expected: blackhole ${problem.block.cidr.text}`, `block owner: ${node} (${problem.block.source})`],
+        },
+      }
+    case 'stale-route':
+      return {
+        id: RT_STALE_ROUTE.id,
+        draft: {
+          message: `stale route ${formatRoute(problem.route)}: ${problem.reason}`,
+          subject: routeSubject(problem.route.dst),
+          evidence: [`actual: ${formatRoute(problem.route)}`],
+        },
+      }
+    case 'missing-blackhole':
+      return {
+        id: RT_MISSING_BLACKHOLE.id,
+        draft: {
+          message: `no blackhole route for this node's block ${problem.block.cidr.text}: traffic to its unused addresses leaves the node, and BIRD may not be advertising the block`,
+          subject: routeSubject(problem.block.cidr.text),
+          evidence: [`expected: blackhole ${problem.block.cidr.text}`, `block owner: ${node} (${problem.block.source})`],
+        },
+      }
+    case 'missing-pod-route': {
+      const p = problem.pod
+      const name = `${p.metadata.namespace}/${p.metadata.name}`
+      const draft: FindingDraft = {
+        message: problem.linkdown
+          ? `pod ${name} (${problem.ip}): its route to the cali interface is linkdown: the pod's end of the veth is down`
+          : problem.actual.length > 0
+            ? `pod ${name} (${problem.ip}) is routed via ${problem.actual.map(formatRoute).join('; ')} instead of its cali interface: it is unreachable`
+            : `pod ${name} (${problem.ip}) has no route to its cali interface: nothing can reach it, not even kubelet's probes`,
+        subject: podSubject(p),
+        evidence: [`expected: ${problem.ip} dev cali<11 hex> scope link`, ...problem.actual.map((r) => `actual:   ${formatRoute(r)}`), `pod IPs: ${podIps(p).join(', ')}`],
+      }
+      if (problem.linkdown) draft.severity = 'warning'
+      return {id: RT_POD_ROUTE_MISSING.id, draft}
+    }
+    case 'orphan-pod-route': {
+      const e = problem.elsewhere
+      const draft: FindingDraft = {
+        message: e
+          ? `route ${formatRoute(problem.route)} has no pod on this node, and the IP now belongs to pod ${e.metadata.namespace}/${e.metadata.name} on ${e.spec?.nodeName ?? 'another node'}: traffic from here to that pod goes into a dead veth`
+          : `route ${formatRoute(problem.route)} has no pod on this node: it outlived its pod`,
+        subject: routeSubject(problem.route.dst),
+        evidence: [`actual: ${formatRoute(problem.route)}`],
+      }
+      if (e) draft.severity = 'error'
+      return {id: RT_ORPHAN_POD_ROUTE.id, draft}
+    }
+  }
+}
+
+const BLOCK_IDS = new Set([RT_MISSING_BLOCK_ROUTE.id, RT_STALE_ROUTE.id, RT_WRONG_ROUTE.id, RT_MISSING_BLACKHOLE.id])
+
+function routeOutcome(id: string) {
+  return ({cluster, node}: CheckContext): CheckOutcome => {
+    const a = analysis(cluster, node)
+    if (!a.ok) return {status: 'skipped', reason: a.reason}
+    if (BLOCK_IDS.has(id) && a.model.blocks.length === 0)
+      return {status: 'skipped', reason: 'cannot tell which blocks each node owns: no IPAMBlocks or BlockAffinities are visible and no Node has a podCIDR'}
+    const findings = a.problems.map((p) => draftsFor(p, cluster, a.model, node.node)).filter((d) => d.id === id).map((d) => d.draft)
+    return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
+  }
+}
+
+function runCalicoNode({cluster, node}: CheckContext): CheckOutcome {
+  if (!hasCalico(cluster)) return {status: 'skipped', reason: NO_CALICO}
+  const all = cluster.pods.filter(isCalicoNodePod)
+  if (all.length === 0) return {status: 'skipped', reason: 'no calico-node pods in the snapshot (Calico may run outside Kubernetes, e.g. as a systemd service)'}
+  const mine = all.filter((p) => p.spec?.nodeName === node.node)
+  if (mine.length === 0) {
+    const ds = cluster.daemonSets.find((d) => d.metadata.name === 'calico-node')
+    return {
+      status: 'failed',
+      findings: [
+        {
+          message: `no calico-node pod runs on ${node.node}: nothing programs routes or policy for new pods here`,
+          subject: {kind: 'Node', name: node.node},
+          evidence: [
+            `calico-node pods on other nodes: ${all.map((p) => `${p.metadata.name}@${p.spec?.nodeName ?? '-'}`).slice(0, 5).join(', ')}${all.length > 5 ? ', …' : ''}`,
+            ...(ds?.status ? [`DaemonSet ${ds.metadata.namespace}/calico-node: desired ${ds.status.desiredNumberScheduled ?? '?'}, ready ${ds.status.numberReady ?? '?'}`] : []),
+          ],
+        },
+      ],
+    }
+  }
+  const findings: FindingDraft[] = []
+  for (const pod of mine) {
+    const problem = podHealthProblem(pod, cluster.collectedAt)
+    if (!problem) continue
+    findings.push({message: `calico-node pod ${pod.metadata.namespace}/${pod.metadata.name} is ${problem.summary}`, subject: podSubject(pod), evidence: problem.evidence})
+  }
+  return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
+}
+
+/** RT-001..RT-007. */
+export const ROUTES_CHECKS: readonly Check[] = [
+  {spec: RT_MISSING_BLOCK_ROUTE, run: routeOutcome(RT_MISSING_BLOCK_ROUTE.id)},
+  {spec: RT_STALE_ROUTE, run: routeOutcome(RT_STALE_ROUTE.id)},
+  {spec: RT_WRONG_ROUTE, run: routeOutcome(RT_WRONG_ROUTE.id)},
+  {spec: RT_MISSING_BLACKHOLE, run: routeOutcome(RT_MISSING_BLACKHOLE.id)},
+  {spec: RT_POD_ROUTE_MISSING, run: routeOutcome(RT_POD_ROUTE_MISSING.id)},
+  {spec: RT_ORPHAN_POD_ROUTE, run: routeOutcome(RT_ORPHAN_POD_ROUTE.id)},
+  {spec: RT_CALICO_NODE_UNHEALTHY, run: runCalicoNode},
+]
