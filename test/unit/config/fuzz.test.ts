@@ -24,20 +24,20 @@ const runs = {numRuns: Math.max(100, Math.floor(FUZZ_RUNS / 3))}
 const fx = (dir: string, names: string[]): string[] => names.map((n) => readFixture(`config/${dir}/${n}`))
 
 const KUBELET_SEEDS = fx('kubelet', ['kubeadm-config.yaml', 'eks-kubelet-config.json', 'configz.json', 'bad-type.yaml', 'bad-duration.yaml', 'dropins/10-base.conf'])
-const KUBELET_TOKENS = ['apiVersion:', 'kubelet.config.k8s.io/v1beta1', 'kind:', 'KubeletConfiguration', 'maxPods:', '0s', '4h', 'null', '~', '- ', '  ', '{', '}', '[', ']', '"', "'", ':', 'evictionHard:', 'memory.available:', '100Mi', '10%', 'featureGates:', 'true', 'no', '|', '>', '&a', '*a', '!!str', '---', '"kubeletconfig":']
+const KUBELET_TOKENS = ['apiVersion:', 'kubelet.config.k8s.io/v1beta1', 'kind:', 'KubeletConfiguration', 'maxPods:', '0s', '4h', 'null', '~', '- ', '  ', '{', '}', '[', ']', '"', "'", ':', 'evictionHard:', 'memory.available:', '100Mi', '10%', 'featureGates:', 'true', 'no', '|', '>', '&a', '*a', '!!str', '---', '"kubeletconfig":', 'constructor:', '__proto__:', 'valueOf:', 'featureGates: {__proto__: true}']
 const UNIT_SEEDS = fx('kubelet', ['systemctl-cat-kubeadm.txt', 'systemctl-cat-broken-dropin.txt'])
-const UNIT_TOKENS = ['[Service]', '[Unit]', 'ExecStart=', 'Environment=', 'EnvironmentFile=-/x', '# /etc/systemd/system/kubelet.service', '\\', '"', "'", '$KUBELET_EXTRA_ARGS', '${A}', '=', '@', '-']
-const ENV_TOKENS = ['KUBELET_KUBEADM_ARGS=', 'KUBELET_EXTRA_ARGS=', '"', "'", '\\', 'export ', '--max-pods=1', '#', '=', ' ']
+const UNIT_TOKENS = ['[Service]', '[Unit]', 'ExecStart=', 'Environment=', 'EnvironmentFile=-/x', '# /etc/systemd/system/kubelet.service', '\\', '"', "'", '$KUBELET_EXTRA_ARGS', '${A}', '=', '@', '-', '$constructor', '${toString}', 'Environment=__proto__=x']
+const ENV_TOKENS = ['KUBELET_KUBEADM_ARGS=', 'KUBELET_EXTRA_ARGS=', '__proto__=', 'constructor=', '"', "'", '\\', 'export ', '--max-pods=1', '#', '=', ' ']
 const PROXY_SEEDS = fx('kube-proxy', ['kubeadm-configmap.yaml', 'ipvs-config.yaml', 'eks-configmap.json'])
-const PROXY_TOKENS = ['kind:', 'ConfigMap', 'KubeProxyConfiguration', 'data:', 'config.conf: |', 'config:', 'mode:', 'ipvs', '""', 'null', '0s', 'iptables:', '  ', '- ', '"', '|-', '---']
+const PROXY_TOKENS = ['kind:', 'ConfigMap', 'valueOf:', '__proto__:', 'hasOwnProperty:', 'KubeProxyConfiguration', 'data:', 'config.conf: |', 'config:', 'mode:', 'ipvs', '""', 'null', '0s', 'iptables:', '  ', '- ', '"', '|-', '---']
 const WORKLOAD_SEEDS = fx('kube-proxy', ['kubeadm-daemonset.yaml'])
 const METRICS_SEEDS = fx('kube-proxy', ['kube-proxy-metrics.txt'])
-const METRICS_TOKENS = ['# HELP', '# TYPE', 'counter', 'histogram', 'm', '{', '}', '="', '"', ',', 'le="+Inf"', 'NaN', '+Inf', '1e3', '\\', '\\"', '# EOF', 'ip_family="IPv4"', '_bucket', '_sum', '_count']
+const METRICS_TOKENS = ['__proto__="x"', 'ip_family="__proto__"', 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', '# HELP', '# TYPE', 'counter', 'histogram', 'm', '{', '}', '="', '"', ',', 'le="+Inf"', 'NaN', '+Inf', '1e3', '\\', '\\"', '# EOF', 'ip_family="IPv4"', '_bucket', '_sum', '_count']
 const LOG_SEEDS = fx('kube-proxy', ['kube-proxy-ipvs-fallback.log', 'kube-proxy-nftables.json.log'])
 const TOML_SEEDS = fx('runtime', ['containerd-v2.toml', 'containerd-v3.toml', 'containerd-v1.toml', 'docker-containerd.toml'])
 const TOML_TOKENS = ['version = 2', 'version = 3', '[plugins]', '[plugins."io.containerd.grpc.v1.cri"]', "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]", 'SystemdCgroup = true', '=', '"', "'", '[[', ']]', 'disabled_plugins = ["cri"]', '#']
 const MODULE_SEEDS = fx('runtime', ['proc-modules.txt', 'lsmod.txt'])
-const MODULE_TOKENS = ['ip_vs', '16384', '0', '-', 'Live', '0x0', '(OE)', 'Module', 'Size', 'Used by', 'nf_conntrack,', 'kernel/net/x.ko']
+const MODULE_TOKENS = ['__proto__', 'constructor', 'ip_vs', '16384', '0', '-', 'Live', '0x0', '(OE)', 'Module', 'Size', 'Used by', 'nf_conntrack,', 'kernel/net/x.ko']
 
 function tokensOf(words: string[]): ArgToken[] {
   return words.map((text, i) => ({text, origin: {kind: 'file' as const, source: 'x', line: i + 1}}))
