@@ -110,6 +110,8 @@ export interface RequestRecord {
   subresource?: string
   namespace?: string
   name?: string
+  /** The parsed JSON body of a create or delete (DeleteOptions). */
+  body?: unknown
   status: number
 }
 
@@ -469,11 +471,12 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         return sendJSON(res, 200, withTypeMeta(rt, found.obj))
       }
       case 'create':
-        return create(rt, info, req, res)
+        return create(rt, info, req, res, record)
       case 'delete': {
         const found = store.get(keyOf(rt, info.namespace, info.name!))
         if (!found) return notFound(res, rt, info.name!)
         const opts = JSON.parse((await readBody(req)) || '{}') as {preconditions?: {uid?: string; resourceVersion?: string}}
+        record.body = opts
         const pre = opts.preconditions
         if (pre?.uid !== undefined && pre.uid !== found.obj.metadata.uid) {
           return sendJSON(
@@ -494,11 +497,12 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   }
 
   /** POST to a collection: NamespaceLifecycle, Pod Security (pods), AlreadyExists, then the kubelet takes over. */
-  const create = async (rt: ResourceType, info: RequestInfo, req: http.IncomingMessage, res: http.ServerResponse) => {
+  const create = async (rt: ResourceType, info: RequestInfo, req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord) => {
     if (info.name !== undefined) return sendJSON(res, 405, statusObject(405, 'the server does not allow this method on the requested resource', {}))
     let obj: KubeObject
     try {
       obj = JSON.parse(await readBody(req)) as KubeObject
+      record.body = structuredClone(obj)
     } catch (err) {
       return sendJSON(res, 400, statusObject(400, `the body of the request was in an unknown format: ${(err as Error).message}`))
     }

@@ -42,7 +42,8 @@ export interface CalicoNodeAddrs {
   vtep: Partial<Record<Family, string>>
   /** Every address the node is known by (InternalIP, ExternalIP, annotations, tunnel addresses). */
   all: Set<string>
-  ready: boolean
+  /** The Ready condition; undefined when the Node reports none. */
+  ready?: boolean
 }
 
 export interface CalicoModel {
@@ -112,8 +113,9 @@ function nodeAddrs(n: Node): CalicoNodeAddrs {
     subnet: {},
     vtep: {},
     all: new Set(),
-    ready: n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
   }
+  const ready = n.status?.conditions?.find((c) => c.type === 'Ready')
+  if (ready) out.ready = ready.status === 'True'
   for (const [family, key] of [['inet', 'IPv4Address'], ['inet6', 'IPv6Address']] as const) {
     const a = ann[ANN + key]
     const ip = ipOnly(a)
