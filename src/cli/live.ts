@@ -115,13 +115,13 @@ export async function collectLive(names: string[], flags: LiveFlags, options: {a
   return {access, cluster, nodes}
 }
 
-interface TransportFactory {
+export interface TransportFactory {
   connect: (node: Node) => Promise<NodeTransport>
   /** Releases what the factory shares between nodes (bastion connections). */
   close: () => Promise<void>
 }
 
-function transportFactory(flags: LiveFlags, warn: (message: string) => void, access: KubeAccess): TransportFactory {
+export function transportFactory(flags: LiveFlags, warn: (message: string) => void, access: KubeAccess): TransportFactory {
   switch (flags.via) {
     case 'local':
       return {connect: async (node) => new LocalTransport(node.metadata.name), close: async () => {}}

@@ -13,7 +13,7 @@ export default class Analyze extends BaseCommand {
   ]
 
   static override args = {
-    bundle: Args.string({description: 'Bundle directory or .tgz written by `kubectl node-doctor collect`.', required: true}),
+    bundle: Args.string({ignoreStdin: true, description: 'Bundle directory or .tgz written by `kubectl node-doctor collect`.', required: true}),
   }
 
   static override flags = {...areaFlags, ...reportFlags, ...commonFlags}

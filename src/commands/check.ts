@@ -19,7 +19,7 @@ export default class Check extends BaseCommand {
   ]
 
   static override strict = false
-  static override args = {node: Args.string({description: 'Node name(s).'})}
+  static override args = {node: Args.string({ignoreStdin: true, description: 'Node name(s).'})}
   static override flags = {...selectionFlags, ...areaFlags, ...transportFlags, ...reportFlags, ...kubeFlags, ...commonFlags}
 
   async run(): Promise<void> {

@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {commonFlags, kubeFlags, transportFlags} from '../cli/flags.js'
+import {commonFlags, kubeFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
 import {KubeClusterClient} from '../transports/kube/client.js'
 import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {type LeftoverPod, cleanupDebugPods} from '../transports/pod/cleanup.js'
-import {DEBUG_POD_SELECTOR} from '../transports/pod/debug-pod.js'
+import {DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE} from '../transports/pod/debug-pod.js'
 
 export default class Cleanup extends BaseCommand {
   static override summary = 'Delete debug pods that --via pod runs left behind.'
@@ -22,7 +22,7 @@ export default class Cleanup extends BaseCommand {
 
   static override args = {}
   static override flags = {
-    'pod-namespace': transportFlags['pod-namespace'],
+    'pod-namespace': Flags.string({summary: 'Namespace to clean up.', default: DEFAULT_POD_NAMESPACE}),
     'all-namespaces': Flags.boolean({char: 'A', summary: 'Look in every namespace (overrides --pod-namespace).'}),
     'dry-run': Flags.boolean({summary: 'Only list what would be deleted.'}),
     ...kubeFlags,

@@ -14,7 +14,7 @@ export default class Collect extends BaseCommand {
   ]
 
   static override strict = false
-  static override args = {node: Args.string({description: 'Node name(s).'})}
+  static override args = {node: Args.string({ignoreStdin: true, description: 'Node name(s).'})}
   static override flags = {
     out: Flags.string({summary: 'Bundle directory, or a .tgz file.', required: true}),
     ...selectionFlags,

@@ -9,7 +9,7 @@ export default class Explain extends BaseCommand {
   static override summary = "Print a check's documentation: what it looks at, why it matters, and the remedy."
   static override examples = ['<%= config.bin %> explain IPT-001']
   static override args = {
-    id: Args.string({description: 'Check id, as listed by `kubectl node-doctor checks`.', required: true}),
+    id: Args.string({ignoreStdin: true, description: 'Check id, as listed by `kubectl node-doctor checks`.', required: true}),
   }
 
   static override flags = {...commonFlags}

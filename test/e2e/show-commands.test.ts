@@ -67,14 +67,13 @@ describe('show commands (built CLI)', () => {
       assert.match(r.stderr, new RegExp(`^error: ${ipt.replaceAll('.', '\\.')}:1: this looks like iptables-save output; expected `, 'm'))
     })
 
-    it(`${name}: NODE without --from-file is a usage error pointing at --from-file`, async () => {
-      const r = await runCli([...c.cmd, 'node-a'])
+    it(`${name}: NODE without a usable kubeconfig, or neither NODE nor --from-file, is a usage error`, async () => {
+      const r = await runCli([...c.cmd, 'node-a', '--kubeconfig', '/nonexistent/kubeconfig'])
       assert.equal(r.exitCode, 2)
-      assert.match(r.stderr, /^error: live collection from node node-a is not available yet$/m)
-      assert.match(r.stderr, /--from-file FILE/)
+      assert.match(r.stderr, /kubeconfig file \/nonexistent\/kubeconfig \(from --kubeconfig\) does not exist/)
       const none = await runCli([...c.cmd])
       assert.equal(none.exitCode, 2)
-      assert.match(none.stderr, /^error: --from-file is required$/m)
+      assert.match(none.stderr, /^error: give a NODE to read live, or --from-file FILE$/m)
     })
   }
 

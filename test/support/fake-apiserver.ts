@@ -593,6 +593,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     const nodeName = pod.spec?.nodeName ?? ''
     const netns = kubelet.netns?.[nodeName]
     wss.handleUpgrade(req, socket, head, (ws) => {
+      // Deleted while upgrading: its container is gone, so is the stream.
+      if (store.get(key)?.obj.metadata.uid !== found.obj.metadata.uid) return ws.terminate()
       const sessions = podSessions.get(key) ?? new Set<() => void>()
       podSessions.set(key, sessions)
       const kill = runExecSession(ws, {argv, stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), ...(netns ? {netns} : {})}, (r) => {

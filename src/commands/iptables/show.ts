@@ -23,7 +23,7 @@ export default class IptablesShow extends BaseCommand {
   ]
 
   static override args = {
-    node: Args.string({description: 'Node the file was collected from (live collection is not available yet).', required: false}),
+    node: Args.string({ignoreStdin: true, description: 'Node the file was collected from (live collection is not available yet).', required: false}),
   }
 
   static override flags = {

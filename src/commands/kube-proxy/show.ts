@@ -26,7 +26,7 @@ export default class KubeProxyShow extends BaseCommand {
   ]
 
   static override args = {
-    node: Args.string({description: 'Node name (live collection is not available yet; use --from-file).', required: false}),
+    node: Args.string({ignoreStdin: true, description: 'Node name (live collection is not available yet; use --from-file).', required: false}),
   }
 
   static override flags = {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags} from '../../cli/flags.js'
-import {parseInputFile} from '../../cli/input.js'
+import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
 import {parseRoutes} from '../../core/parse/routes.js'
 import {UsageError} from '../../errors.js'
 import type {ShowFormat} from '../../render/ipvs-show.js'
@@ -19,25 +19,23 @@ export default class RoutesShow extends BaseCommand {
   ]
 
   static override args = {
-    node: Args.string({description: 'Node the file was collected from (live collection is not available yet).', required: false}),
+    node: Args.string({ignoreStdin: true, description: 'Node to read live (over SSH, or --via pod|local); with --from-file, only a label.', required: false}),
   }
 
   static override flags = {
     'from-file': Flags.string({summary: 'Route listing to read (- for stdin).', helpValue: 'FILE'}),
     output: Flags.string({char: 'o', summary: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table'}),
     ...commonFlags,
+    ...liveShowFlags,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(RoutesShow)
     const file = flags['from-file']
-    if (file === undefined) {
-      if (args.node !== undefined)
-        throw new UsageError(`live collection from node ${args.node} is not available yet`, 'Run `ip -j -d route show table all` on the node and pass its output with --from-file FILE.')
-      throw new UsageError('--from-file is required', 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).')
-    }
-    const table = parseInputFile(file, parseRoutes)
-    const opts = {color: this.useColor(flags['no-color']), source: file === '-' ? '<stdin>' : file, ...(args.node ? {node: args.node} : {})}
+    if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).')
+    const artifact = await readArtifact('ip-route', file, file === undefined ? args.node : undefined, flags)
+    const table = parseArtifact(artifact, parseRoutes)
+    const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderRoutesShow(table, flags.output as ShowFormat, opts))
   }
 }

@@ -1,8 +1,10 @@
 // Every check node-doctor knows, in catalog order. Each area contributes its own list.
+import {DNS_CHECKS} from './dns/index.js'
 import {IPTABLES_CHECKS} from './iptables/index.js'
+import {ROUTES_CHECKS} from './routes/index.js'
 import type {Check, CheckSpec} from './types.js'
 
-const ALL: Check[] = [...IPTABLES_CHECKS]
+const ALL: Check[] = [...IPTABLES_CHECKS, ...ROUTES_CHECKS, ...DNS_CHECKS]
 
 export const CHECKS: readonly Check[] = ALL
 

@@ -64,6 +64,21 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   ),
   item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
   item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
+  // The kubelet's --config-dir drop-ins (read from the running kubelet's command line, default
+  // /etc/kubernetes/kubelet.conf.d), each file preceded by "# node-doctor-file: PATH" (split by the kubelet checks).
+  item(
+    'kubelet-dropins',
+    'kubelet --config-dir drop-in files',
+    [
+      'sh',
+      '-c',
+      "d=$(tr '\\0' '\\n' </proc/$(pgrep -o -x kubelet)/cmdline 2>/dev/null | sed -n 's/^--config-dir=//p' | tail -n 1); " +
+        'd=${d:-/etc/kubernetes/kubelet.conf.d}; [ -d "$d" ] || exit 0; ' +
+        'find "$d" -type f -name \'*.conf\' | LC_ALL=C sort | while IFS= read -r f; do printf \'# node-doctor-file: %s\\n\' "$f"; cat "$f"; echo; done',
+    ],
+    ['kubelet'],
+    {tool: 'sh'},
+  ),
 ]
 
 /** The plan items needed for the given areas (all when none given). */

@@ -293,7 +293,11 @@ export class DebugPodTransport implements NodeTransport {
 
   private async createAndWait(): Promise<void> {
     // Registered before the POST: an interrupt during creation waits for it, then deletes.
-    this.unregister = registerInterruptCleanup(`debug pod ${this.pod}`, () => this.close())
+    try {
+      this.unregister = registerInterruptCleanup(`debug pod ${this.pod}`, () => this.close())
+    } catch (err) {
+      throw this.fail('closed', (err as Error).message, undefined, err)
+    }
     const manifest = debugPodManifest({
       node: this.node,
       namespace: this.namespace,
@@ -463,10 +467,12 @@ export class DebugPodTransport implements NodeTransport {
     this.unregister?.()
   }
 
+  /** The DELETE was accepted; waiting is a courtesy, so a failed read ends it quietly. */
   private async waitGone(): Promise<void> {
     const end = Date.now() + DELETE_WAIT_MS
     while (Date.now() < end) {
-      if ((await this.api.getPod(this.namespace, this.podName)) === undefined) return
+      const pod = await this.api.getPod(this.namespace, this.podName).catch(() => undefined)
+      if (pod === undefined) return
       await new Promise((r) => setTimeout(r, Math.min(this.pollMs, 250)))
     }
   }

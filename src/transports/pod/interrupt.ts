@@ -14,11 +14,16 @@ const pending = new Map<symbol, {label: string; run: Cleanup}>()
 let installed = false
 let interrupted: HandledSignal | undefined
 
+/** Thrown by registerInterruptCleanup once a signal arrived: nothing new may be created while the process dies. */
+export class InterruptedError extends Error {}
+
 /**
  * Registers `run` to be awaited if SIGINT/SIGTERM arrives. Returns the unregister function (idempotent), which the
  * owner calls once it has cleaned up by itself. `label` names the resource in the message printed on interrupt.
+ * Register before creating the resource; after a signal this throws InterruptedError instead.
  */
 export function registerInterruptCleanup(label: string, run: Cleanup): () => void {
+  if (interrupted !== undefined) throw new InterruptedError(`interrupted (${interrupted}): not creating ${label}`)
   const key = Symbol(label)
   pending.set(key, {label, run})
   install()

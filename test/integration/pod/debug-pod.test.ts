@@ -116,7 +116,7 @@ describe('DebugPodTransport', () => {
       api.execs.length = 0
       const started = Date.now()
       const r = await t.exec('echo before; sleep 30; echo after', {timeoutMs: 500})
-      assert.ok(Date.now() - started < 5000)
+      assert.ok(Date.now() - started < 15_000, 'returned at the timeout, long before the command would end')
       assert.equal(r.timedOut, true)
       assert.equal(r.exitCode, null)
       assert.equal(r.stdout, 'before\n')
@@ -185,7 +185,7 @@ describe('DebugPodTransport', () => {
     await assert.rejects(lost.start(), (err: unknown) => {
       assert.ok(err instanceof DebugPodError)
       assert.equal(err.reason, 'start-timeout')
-      assert.match(err.message, /not running after 0s: not scheduled: Unschedulable: 0\/1 nodes are available: node "node-gone" not found/)
+      assert.match(err.message, /not running after \d+s: not scheduled: Unschedulable: 0\/1 nodes are available: node "node-gone" not found/)
       return true
     })
 
@@ -259,7 +259,7 @@ describe('DebugPodTransport on a node that is a network namespace', {skip: netns
   })
 })
 
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`)

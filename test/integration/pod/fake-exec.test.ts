@@ -134,7 +134,7 @@ describe('fake API server: pod creation and pods/exec', () => {
   })
 })
 
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) assert.fail('timed out waiting')

@@ -29,7 +29,7 @@ function hold(api: FakeApiServer, nodes: string[]): Held {
   return {child, stdout: () => out, stderr: () => err, exited}
 }
 
-async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
+async function until(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`)

@@ -315,6 +315,23 @@ describe('skips and fallbacks', () => {
     assert.equal(r.status['RT-005'], 'passed')
   })
 
+  it('Canal: flannel routes the blocks, so only the pod-route checks run', () => {
+    const cluster = calicoCluster({pods: [WEB1]})
+    cluster.calico.blockAffinities = []
+    cluster.calico.ipamBlocks = []
+    const r = run(cluster, nodeA(['10.244.2.0/24 via 10.244.2.0 dev flannel.1 onlink']))
+    for (const id of ['RT-001', 'RT-002', 'RT-003', 'RT-004']) assert.equal(r.reasons[id], 'pod blocks are routed by flannel here (flannel.1: Canal), not by Calico')
+    assert.deepEqual(r.findings.map((f) => [f.id, f.subject.name]), [['RT-005', 'web-1']])
+  })
+
+  it('IPPools left over after moving to another CNI: nothing is judged on a node without Calico', () => {
+    const cluster = calicoCluster({pods: [WEB1]})
+    cluster.pods = [WEB1]
+    const r = run(cluster, nodeA(['10.244.1.5 dev lxc1234 scope link', '10.244.2.0/26 via 192.168.0.12 dev cilium_host']))
+    assert.deepEqual(r.findings, [])
+    assert.equal(r.reasons['RT-005'], 'Calico objects exist, but there is no calico-node pod and no Calico device (tunl0, vxlan.calico, cali*) in the route table of this node')
+  })
+
   it('encapsFor follows ipipMode/vxlanMode and the subnet relation', () => {
     const pool = (ipipMode: 'Always' | 'CrossSubnet' | 'Never', vxlanMode: 'Always' | 'CrossSubnet' | 'Never') => ({name: 'p', cidr: parseCidr('10.0.0.0/16')!, ipipMode, vxlanMode})
     assert.deepEqual(encapsFor(pool('Always', 'Never'), true, 'inet'), ['ipip'])

@@ -24,13 +24,17 @@ export function controllerSelector(svc: Service): Record<string, string> | undef
   return sel !== undefined && Object.keys(sel).length > 0 ? sel : undefined
 }
 
+/** Of a Service's slices, those the EndpointSlice controller writes (or with no managed-by label). */
+export function controllerSlices(slices: readonly EndpointSlice[]): EndpointSlice[] {
+  return slices.filter((s) => {
+    const managedBy = s.metadata.labels?.[MANAGED_BY_LABEL]
+    return managedBy === undefined || managedBy === CONTROLLER
+  })
+}
+
 /** The Service's EndpointSlices written by the EndpointSlice controller (or with no managed-by label). */
 export function slicesOf(cluster: ClusterSnapshot, svc: Service): EndpointSlice[] {
-  return cluster.endpointSlices.filter((s) => {
-    const labels = s.metadata.labels ?? {}
-    const managedBy = labels[MANAGED_BY_LABEL]
-    return s.metadata.namespace === svc.metadata.namespace && labels[SERVICE_NAME_LABEL] === svc.metadata.name && (managedBy === undefined || managedBy === CONTROLLER)
-  })
+  return controllerSlices(cluster.endpointSlices.filter((s) => s.metadata.namespace === svc.metadata.namespace && s.metadata.labels?.[SERVICE_NAME_LABEL] === svc.metadata.name))
 }
 
 /** `ready: null` means unknown and consumers (kube-proxy) treat it as ready. */
@@ -87,6 +91,25 @@ function podLine(pod: Pod): string {
   return `Pod ${pod.metadata.name}: IPs ${podIps(pod).join(',') || '-'} phase=${pod.status?.phase ?? '-'} Ready=${ready}${term} node=${pod.spec?.nodeName ?? '-'}`
 }
 
+/** Pods looked up by `ns/name`, by `ns/ip` and by node; built once per snapshot (a fleet run asks per node). */
+export interface PodIndex {
+  byName: Map<string, Pod>
+  byIp: Map<string, Pod[]>
+  byNode: Map<string, Pod[]>
+}
+
+export function indexPods(pods: readonly Pod[]): PodIndex {
+  const index: PodIndex = {byName: new Map(), byIp: new Map(), byNode: new Map()}
+  for (const p of pods) {
+    const ns = p.metadata.namespace ?? ''
+    index.byName.set(`${ns}/${p.metadata.name}`, p)
+    for (const ip of podIps(p)) index.byIp.set(`${ns}/${ip}`, [...(index.byIp.get(`${ns}/${ip}`) ?? []), p])
+    const node = p.spec?.nodeName
+    if (node !== undefined) index.byNode.set(node, [...(index.byNode.get(node) ?? []), p])
+  }
+  return index
+}
+
 /**
  * Stale and missing endpoints of one Service on one node. Stale: an endpoint on the node that is ready (or
  * ready=nil) although no selected pod has its IP, or its pod is not Ready / terminating. Missing: a selected pod on
@@ -94,13 +117,11 @@ function podLine(pod: Pod): string {
  * within SETTLE_SECONDS of `collectedAt` are not reported as missing. Services without a controller-managed selector
  * return [].
  */
-export function serviceEndpointIssues(svc: Service, slices: readonly EndpointSlice[], pods: readonly Pod[], nodeName: string, collectedAt: string): EndpointIssue[] {
+export function serviceEndpointIssues(svc: Service, slices: readonly EndpointSlice[], pods: PodIndex, nodeName: string, collectedAt: string): EndpointIssue[] {
   const selector = controllerSelector(svc)
   if (selector === undefined) return []
-  const ns = svc.metadata.namespace
-  const nsPods = pods.filter((p) => p.metadata.namespace === ns && p.spec?.hostNetwork !== true)
-  const hostPods = pods.filter((p) => p.metadata.namespace === ns && p.spec?.hostNetwork === true)
-  const byName = new Map(pods.filter((p) => p.metadata.namespace === ns).map((p) => [p.metadata.name, p]))
+  const ns = svc.metadata.namespace ?? ''
+  const atIp = (ip: string) => pods.byIp.get(`${ns}/${ip}`) ?? []
   const noneReady = readyAddresses(slices).length === 0
   const issues: EndpointIssue[] = []
   const base = {service: svc, serviceHasNoReadyEndpoint: noneReady}
@@ -110,13 +131,14 @@ export function serviceEndpointIssues(svc: Service, slices: readonly EndpointSli
     for (const ep of slice.endpoints ?? []) {
       if (!endpointReady(ep)) continue
       const refName = ep.targetRef && (ep.targetRef.kind ?? 'Pod') === 'Pod' ? ep.targetRef.name : undefined
-      const refPod = refName !== undefined ? byName.get(refName) : undefined
+      const refPod = refName !== undefined ? pods.byName.get(`${ns}/${refName}`) : undefined
       const onNode = ep.nodeName === nodeName || (ep.nodeName === undefined && refPod?.spec?.nodeName === nodeName)
       if (!onNode) continue
       for (const raw of ep.addresses) {
         const address = normalizeIp(raw) ?? raw
         // hostNetwork pods share the node's IP, so for them only the targetRef identifies the pod.
-        const pod = refPod ?? nsPods.find((p) => podIps(p).includes(address)) ?? (refName === undefined ? hostPods.find((p) => podIps(p).includes(address)) : undefined)
+        const candidates = atIp(address)
+        const pod = refPod ?? candidates.find((p) => p.spec?.hostNetwork !== true) ?? (refName === undefined ? candidates[0] : undefined)
         let reason: string | undefined
         if (!pod) reason = refName !== undefined ? `its pod ${refName} no longer exists` : 'no pod has this IP'
         else if (!podIps(pod).includes(address)) reason = `its pod ${pod.metadata.name} now has IP ${podIps(pod).join(', ') || 'none'}`
@@ -144,8 +166,8 @@ export function serviceEndpointIssues(svc: Service, slices: readonly EndpointSli
 
   // Missing: walk the selected pods on this node.
   const families = serviceFamilies(svc)
-  for (const pod of nsPods) {
-    if (pod.spec?.nodeName !== nodeName || !matchesSelector(pod.metadata.labels, selector)) continue
+  for (const pod of pods.byNode.get(nodeName) ?? []) {
+    if (pod.metadata.namespace !== svc.metadata.namespace || pod.spec?.hostNetwork === true || !matchesSelector(pod.metadata.labels, selector)) continue
     if (expectedReady(pod, svc) !== true || isSettling(pod, collectedAt)) continue
     for (const ip of podIps(pod)) {
       const family = ipFamily(ip)

@@ -1,10 +1,20 @@
 // The DNS and endpoint checks. All read only the ClusterSnapshot; the node under examination decides which pods and
 // endpoints are judged (see endpoints.ts for why), except DNS-001, which every node reports: a kube-dns Service with
 // no ready endpoint breaks name resolution for each node's pods, and a single-node run must show it.
-import type {Pod, Service} from '../../model/k8s.js'
+import type {EndpointSlice, Pod, Service} from '../../model/k8s.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
 import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
-import {controllerSelector, type EndpointIssue, endpointReady, serviceEndpointIssues, SERVICE_NAME_LABEL, slicesOf} from './endpoints.js'
+import {
+  controllerSelector,
+  controllerSlices,
+  type EndpointIssue,
+  endpointReady,
+  indexPods,
+  type PodIndex,
+  serviceEndpointIssues,
+  SERVICE_NAME_LABEL,
+  slicesOf,
+} from './endpoints.js'
 import {isPodReady, matchesSelector, podHealthProblem, podIps} from './pods.js'
 import {DNS_ENDPOINTS_MISMATCH, DNS_NO_READY_ENDPOINTS, DNS_POD_UNHEALTHY, EP_MISSING, EP_STALE} from './specs.js'
 
@@ -93,16 +103,31 @@ function runPodUnhealthy({cluster, node}: CheckContext): CheckOutcome {
   return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }
 
-// One computation of every Service's issues per (snapshot, node): EP-001 and EP-002 share it.
-const memo = new WeakMap<ClusterSnapshot, Map<string, EndpointIssue[]>>()
+// Per snapshot: pod and slice indexes, and every Service's issues per node (DNS-003, EP-001 and EP-002 share them).
+interface Memo {
+  pods: PodIndex
+  slices: Map<string, EndpointSlice[]>
+  perNode: Map<string, EndpointIssue[]>
+}
+const memo = new WeakMap<ClusterSnapshot, Memo>()
 
 function issuesFor(cluster: ClusterSnapshot, node: string): EndpointIssue[] {
-  let perNode = memo.get(cluster)
-  if (!perNode) memo.set(cluster, (perNode = new Map()))
-  const cached = perNode.get(node)
+  let m = memo.get(cluster)
+  if (!m) {
+    const slices = new Map<string, EndpointSlice[]>()
+    for (const s of cluster.endpointSlices) {
+      const svc = s.metadata.labels?.[SERVICE_NAME_LABEL]
+      if (svc === undefined) continue
+      const key = `${s.metadata.namespace ?? ''}/${svc}`
+      slices.set(key, [...(slices.get(key) ?? []), s])
+    }
+    memo.set(cluster, (m = {pods: indexPods(cluster.pods), slices, perNode: new Map()}))
+  }
+  const cached = m.perNode.get(node)
   if (cached) return cached
-  const issues = cluster.services.flatMap((svc) => serviceEndpointIssues(svc, slicesOf(cluster, svc), cluster.pods, node, cluster.collectedAt))
-  perNode.set(node, issues)
+  const slicesFor = (svc: Service) => controllerSlices(m.slices.get(svcName(svc)) ?? [])
+  const issues = cluster.services.flatMap((svc) => serviceEndpointIssues(svc, slicesFor(svc), m.pods, node, cluster.collectedAt))
+  m.perNode.set(node, issues)
   return issues
 }
 

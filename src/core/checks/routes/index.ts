@@ -2,8 +2,8 @@
 import type {Pod} from '../../model/k8s.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
-import {parseLinks} from '../../parse/links.js'
-import {parseRoutes, type Route} from '../../parse/routes.js'
+import {isCalicoWorkloadInterface, parseLinks} from '../../parse/links.js'
+import {parseRoutes, type Route, routeDevices} from '../../parse/routes.js'
 import {podHealthProblem, podIps} from '../dns/pods.js'
 import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, readCalicoModel} from './calico.js'
@@ -20,7 +20,12 @@ import {
 
 const NO_CALICO = 'no Calico in this cluster: no IPPools (crd.projectcalico.org) and no calico-node pods'
 
-type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]} | {ok: false; reason: string}
+/** Set when block routing is not Calico's on this node, with the reason RT-001..004 skip. */
+type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]; blockRoutingElsewhere?: string} | {ok: false; reason: string}
+
+// Overlay devices of CNIs that route pod blocks instead of Calico (Canal: Calico for pod veths and policy,
+// flannel for the blocks).
+const FOREIGN_BLOCK_ROUTERS = ['flannel.1', 'flannel-wg', 'flannel-v6.1']
 
 const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, Analysis>>()
 
@@ -65,9 +70,16 @@ function analyze(cluster: ClusterSnapshot, node: NodeSnapshot): Analysis {
       // Without interface addresses the uplink comes from the connected routes instead.
     }
   }
+  const devices = new Set([...(routes.inet ?? []), ...(routes.inet6 ?? [])].flatMap((r) => routeDevices(r)))
+  const calicoDevice = [...devices].find((d) => d === 'tunl0' || d.startsWith('vxlan') || isCalicoWorkloadInterface(d))
+  if (calicoDevice === undefined && !cluster.pods.some(isCalicoNodePod)) {
+    // NOTE: IPPools outlive a migration to another CNI; without calico-node or any Calico device, Calico routes nothing here.
+    return {ok: false, reason: 'Calico objects exist, but there is no calico-node pod and no Calico device (tunl0, vxlan.calico, cali*) in the route table of this node'}
+  }
   const model = readCalicoModel(cluster)
   const problems = compareCalicoRoutes({model, node: node.node, routes, pods: cluster.pods, addressDevices, collectedAt: cluster.collectedAt})
-  return {ok: true, model, problems}
+  const foreign = FOREIGN_BLOCK_ROUTERS.find((d) => devices.has(d))
+  return foreign === undefined ? {ok: true, model, problems} : {ok: true, model, problems, blockRoutingElsewhere: `pod blocks are routed by flannel here (${foreign}: Canal), not by Calico`}
 }
 
 /** Why routes towards `owner` may be missing that the user should see first: the node or its calico-node is down. */
@@ -191,6 +203,7 @@ function routeOutcome(id: string) {
   return ({cluster, node}: CheckContext): CheckOutcome => {
     const a = analysis(cluster, node)
     if (!a.ok) return {status: 'skipped', reason: a.reason}
+    if (BLOCK_IDS.has(id) && a.blockRoutingElsewhere !== undefined) return {status: 'skipped', reason: a.blockRoutingElsewhere}
     if (BLOCK_IDS.has(id) && a.model.blocks.length === 0)
       return {status: 'skipped', reason: 'cannot tell which blocks each node owns: no IPAMBlocks or BlockAffinities are visible and no Node has a podCIDR'}
     const findings = a.problems.map((p) => draftsFor(p, cluster, a.model, node.node)).filter((d) => d.id === id).map((d) => d.draft)

@@ -11,7 +11,7 @@ import {type EndpointInfo, buildEndpointsMap} from '../endpoints.js'
 import {type IPFamily, type ParsedCIDR, cidrContains, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../ip.js'
 import {type ServicePortInfo, buildServicePorts, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints} from '../service-ports.js'
 import {categorizeEndpoints} from '../topology.js'
-import {endpointChainName, isServiceChainName, servicePortChainName} from './names.js'
+import {endpointChainName, isServiceChainName, portProtoHash} from './names.js'
 import {computeProbability} from './probability.js'
 import {type IptablesRule, type IptablesRuleset, type IptablesTable, type IptablesTableName, serializeRestore} from './ruleset.js'
 
@@ -22,7 +22,7 @@ export interface IptablesInput {
 }
 
 export interface IptablesOutput {
-  /** The exact iptables-restore input (see serializeRestore). */
+  /** The exact iptables-restore input (see serializeRestore); made on first access (most callers need only the ruleset). */
   text: string
   ruleset: IptablesRuleset
 }
@@ -96,8 +96,7 @@ class TableBuilder {
     this.table.chains.push(name)
   }
   rule(chain: string, args: string[], servicePort?: string): void {
-    const r: IptablesRule = {table: this.table.name, chain, args}
-    if (servicePort !== undefined) r.servicePort = servicePort
+    const r: IptablesRule = servicePort === undefined ? {table: this.table.name, chain, args} : {table: this.table.name, chain, args, servicePort}
     this.table.rules.push(r)
   }
 }
@@ -146,10 +145,12 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     const cat = categorizeEndpoints(endpointsMap.get(sp.key) ?? [], sp, {nodeName: o.nodeName, ...(o.zone !== undefined ? {zone: o.zone} : {}), featureGates: gates})
     const {clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints: hasEndpoints} = cat
 
-    const svcChain = servicePortChainName('SVC', spn, proto)
-    const svlChain = servicePortChainName('SVL', spn, proto)
-    const extChain = servicePortChainName('EXT', spn, proto)
-    const fwChain = servicePortChainName('FW', spn, proto)
+    // servicePortChainName for SVC/SVL/EXT/FW: one hash, shared by the four names.
+    const hash = portProtoHash(spn, proto)
+    const svcChain = `KUBE-SVC-${hash}`
+    const svlChain = `KUBE-SVL-${hash}`
+    const extChain = `KUBE-EXT-${hash}`
+    const fwChain = `KUBE-FW-${hash}`
     const usesClusterChain = clusterEndpoints.length > 0 && usesClusterEndpoints(sp)
     const usesLocalChain = localEndpoints.length > 0 && usesLocalEndpoints(sp)
 
@@ -280,17 +281,17 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
       writeServiceToEndpointRules(natRule, sp, svlChain, localEndpoints, largeClusterMode, sepName)
     }
 
+    // Each rule's arguments as one array literal (no growing arrays: these are most of the 400k rules at scale).
     for (const ep of allReachableEndpoints) {
       const sepChain = sepName(ep)
       nat.chain(sepChain)
       activeNatChains.add(sepChain)
-      const masq = largeClusterMode ? [] : ['-m', 'comment', '--comment', spn]
-      const dnat = largeClusterMode ? [] : ['-m', 'comment', '--comment', spn]
-      masq.push('-s', ep.ip, '-j', KUBE_MARK_MASQ)
-      if (sp.sessionAffinityClientIP) dnat.push('-m', 'recent', '--name', sepChain, '--set')
-      dnat.push('-m', proto, '-p', proto, '-j', 'DNAT', '--to-destination', ep.endpoint)
-      natRule(sepChain, masq)
-      natRule(sepChain, dnat)
+      natRule(sepChain, largeClusterMode ? ['-s', ep.ip, '-j', KUBE_MARK_MASQ] : ['-m', 'comment', '--comment', spn, '-s', ep.ip, '-j', KUBE_MARK_MASQ])
+      const dnat = ['-m', proto, '-p', proto, '-j', 'DNAT', '--to-destination', ep.endpoint]
+      const affinity = sp.sessionAffinityClientIP ? ['-m', 'recent', '--name', sepChain, '--set'] : []
+      if (largeClusterMode) natRule(sepChain, affinity.length === 0 ? dnat : [...affinity, ...dnat])
+      else if (affinity.length === 0) natRule(sepChain, ['-m', 'comment', '--comment', spn, '-m', proto, '-p', proto, '-j', 'DNAT', '--to-destination', ep.endpoint])
+      else natRule(sepChain, ['-m', 'comment', '--comment', spn, ...affinity, ...dnat])
     }
   }
 
@@ -330,7 +331,19 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     localhostNodePorts,
     tables: [filter.table, nat.table],
   }
-  return {text: serializeRestore(ruleset), ruleset}
+  return restoreOutput(ruleset)
+}
+
+/** The output, its `text` serialised on first access and kept. */
+function restoreOutput(ruleset: IptablesRuleset): IptablesOutput {
+  let text: string | undefined
+  const out = {ruleset} as IptablesOutput
+  Object.defineProperty(out, 'text', {
+    enumerable: true,
+    configurable: true,
+    get: () => (text ??= serializeRestore(ruleset)),
+  })
+  return out
 }
 
 function writeServiceToEndpointRules(
@@ -341,23 +354,28 @@ function writeServiceToEndpointRules(
   largeClusterMode: boolean,
   sepName: (ep: EndpointInfo) => string,
 ): void {
-  // In large-cluster mode the "SPN -> EP" comments are left out.
-  const start = (ep: EndpointInfo): string[] => (largeClusterMode ? [] : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`])
+  // In large-cluster mode the "SPN -> EP" comments are left out. Each rule's arguments are one array literal.
   if (sp.sessionAffinityClientIP) {
+    const seconds = String(sp.stickyMaxAgeSeconds)
     for (const ep of endpoints) {
       const sep = sepName(ep)
-      const args = start(ep)
-      args.push('-m', 'recent', '--name', sep, '--rcheck', '--seconds', String(sp.stickyMaxAgeSeconds), '--reap', '-j', sep)
-      natRule(chain, args)
+      const rest = ['-m', 'recent', '--name', sep, '--rcheck', '--seconds', seconds, '--reap', '-j', sep]
+      natRule(chain, largeClusterMode ? rest : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`, ...rest])
     }
   }
   const n = endpoints.length
-  endpoints.forEach((ep, i) => {
-    const args = start(ep)
-    if (i < n - 1) args.push('-m', 'statistic', '--mode', 'random', '--probability', computeProbability(n - i))
-    args.push('-j', sepName(ep))
+  for (let i = 0; i < n; i++) {
+    const ep = endpoints[i]!
+    const sep = sepName(ep)
+    let args: string[]
+    if (i < n - 1) {
+      const p = computeProbability(n - i)
+      args = largeClusterMode
+        ? ['-m', 'statistic', '--mode', 'random', '--probability', p, '-j', sep]
+        : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`, '-m', 'statistic', '--mode', 'random', '--probability', p, '-j', sep]
+    } else args = largeClusterMode ? ['-j', sep] : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`, '-j', sep]
     natRule(chain, args)
-  })
+  }
 }
 
 /** NodePortAddresses.GetNodeIPs: node interface IPs inside the CIDRs, deduplicated (kube-proxy: map order; here sorted). */

@@ -1,0 +1,64 @@
+// `show` views read their artifact from --from-file, or live from a NODE: the node is looked up through the
+// kubeconfig and the one plan item is run over the chosen transport (SSH by default).
+import {collectNode} from '../app/collect-node.js'
+import {COLLECTION_PLAN} from '../core/collection/plan.js'
+import {BugError, NodeDoctorError, ParseError, InputError, UsageError} from '../errors.js'
+import {ExitCode} from '../exit-codes.js'
+import {KubeClusterClient} from '../transports/kube/client.js'
+import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
+import {kubeFlags, parseDuration, transportFlags} from './flags.js'
+import {readInputFile} from './input.js'
+import {type LiveFlags, transportFactory} from './live.js'
+
+/** Flags a `show` command needs for its live form. */
+export const liveShowFlags = {...transportFlags, ...kubeFlags}
+
+/** The artifact could not be collected from the node (tool missing, file absent, timeout). Exit 3. */
+export class ArtifactUnavailableError extends NodeDoctorError {
+  constructor(message: string, hint?: string) {
+    super(message, {exitCode: ExitCode.PARTIAL, hint})
+  }
+}
+
+export interface ArtifactText {
+  text: string
+  /** What to call it in messages: the file name, or `NODE:command`. */
+  source: string
+}
+
+/** Reads `--from-file`, or collects artifact `id` from `node` live. Exactly one of the two must be given. */
+export async function readArtifact(id: string, file: string | undefined, node: string | undefined, flags: Partial<LiveFlags>): Promise<ArtifactText> {
+  if (file !== undefined) return {text: readInputFile(file), source: file === '-' ? '<stdin>' : file}
+  if (node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE')
+  const item = COLLECTION_PLAN.find((p) => p.id === id)
+  if (!item) throw new BugError(`no collection plan item "${id}"`)
+  const full: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP', ...flags}
+  const access = loadKubeConfig(full)
+  const client = new KubeClusterClient(access)
+  const nodeObject = await client.getNode(node)
+  if (!nodeObject) throw new UsageError(`nodes "${node}" not found`, "List nodes with 'kubectl get nodes'.")
+  const {connect, close} = transportFactory(full, (m) => process.stderr.write(`${m}\n`), access)
+  try {
+    const transport = await connect(nodeObject)
+    try {
+      const snap = await collectNode(transport, {plan: [item], timeoutMs: parseDuration(full.timeout, 'timeout'), sudo: Boolean(full.sudo), now: () => new Date()})
+      const artifact = snap.artifacts[id]!
+      if (artifact.error !== undefined) throw new ArtifactUnavailableError(`${node}: ${item.description} (${artifact.source}): ${artifact.error}`)
+      return {text: artifact.content, source: `${node}:${artifact.source}`}
+    } finally {
+      await transport.close()
+    }
+  } finally {
+    await close()
+  }
+}
+
+/** Parses artifact text, turning a ParseError into an InputError that names its source. */
+export function parseArtifact<T>(a: ArtifactText, parse: (text: string) => T): T {
+  try {
+    return parse(a.text)
+  } catch (err) {
+    if (err instanceof ParseError) throw new InputError(a.source, err.message, err.line)
+    throw err
+  }
+}

@@ -1,0 +1,310 @@
+// One node's kubelet configuration as the KUBELET checks see it, built once per (cluster, node) snapshot pair:
+// the on-disk config (config.yaml → defaults → --config-dir drop-ins), the flags that would be used on the next
+// start (unit + kubeadm-flags.env, else the running command line), the running config (/configz) and the
+// cluster's intended config (kubeadm's kube-system/kubelet-config ConfigMap). Defaults follow the node's kubelet
+// version, so `0s`/`null`/omitted read as what the kubelet uses.
+import type {ConfigMap, Node} from '../../model/k8s.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
+import {artifactText} from '../../model/snapshot.js'
+import {
+  type ConfigIssue,
+  formatValue,
+  getAt,
+  isGoZero,
+  type JsonObject,
+  type JsonValue,
+  normalizeGoDuration,
+  type Origin,
+  originLocation,
+  parseMinorVersion,
+  pointer,
+} from '../../parse/component-config.js'
+import {parseKubeadmFlagsEnv} from '../../parse/kubeadm-flags.js'
+import {
+  applyKubeletDefaults,
+  type KubeletConfig,
+  kubeletFieldSpec,
+  mergeKubeletConfigs,
+  parseKubeletConfig,
+  parseKubeletConfigz,
+} from '../../parse/kubelet-config.js'
+import {applyKubeletFlags, kubeletArgsFromEnvFiles, kubeletArgsFromUnit, type KubeletFlags, parseKubeletArgs, parseKubeletCommandLine} from '../../parse/kubelet-flags.js'
+import type {ArgToken} from '../../parse/pflag.js'
+import {parseSystemctlCat} from '../../parse/systemd-unit.js'
+import type {CheckContext} from '../types.js'
+
+export const KUBELET_CONFIG_PATH = '/var/lib/kubelet/config.yaml'
+export const KUBEADM_FLAGS_PATH = '/var/lib/kubelet/kubeadm-flags.env'
+/** Header line the `kubelet-dropins` plan item prints before each drop-in file. */
+export const DROPIN_HEADER = '# node-doctor-file: '
+
+export type Loaded<T> = {ok: true; value: T} | {ok: false; reason: string}
+
+export interface KubeletView {
+  /** `1.30` from the Node's status.nodeInfo.kubeletVersion, when known. */
+  version?: string
+  minor?: number
+  nodeObject?: Node
+  /** config.yaml as parsed (issues included), before defaults. */
+  file: Loaded<KubeletConfig>
+  dropIns: KubeletConfig[]
+  /** Defaults → config.yaml → drop-ins: the configuration files on disk. */
+  disk: Loaded<KubeletConfig>
+  /** Flags the kubelet is (or will be) started with; `source` says where they were read. */
+  flags: Loaded<KubeletFlags & {source: 'unit' | 'kubeadm-flags' | 'command-line'; issuesFromUnit: ConfigIssue[]}>
+  /** disk + flags: what the kubelet would run with after a restart. */
+  next: Loaded<KubeletConfig>
+  /** /configz: what runs now. */
+  running: Loaded<KubeletConfig>
+  /** kubeadm's kube-system/kubelet-config ConfigMap, defaulted. */
+  intended: Loaded<KubeletConfig & {configMapName: string}>
+}
+
+const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, KubeletView>>()
+
+/** Memoised per snapshot pair: every KUBELET check reads the same view. */
+export function kubeletView(ctx: CheckContext): KubeletView {
+  let perNode = memo.get(ctx.cluster)
+  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
+  let v = perNode.get(ctx.node)
+  if (!v) perNode.set(ctx.node, (v = buildView(ctx.cluster, ctx.node)))
+  return v
+}
+
+function errText(err: unknown): string {
+  const e = err as {message?: string; line?: number}
+  return `${e.message ?? String(err)}${typeof e.line === 'number' ? ` (line ${e.line})` : ''}`
+}
+
+/** Splits the `kubelet-dropins` artifact into files. */
+export function splitDropIns(text: string): Array<{name: string; text: string}> {
+  const out: Array<{name: string; text: string}> = []
+  let cur: {name: string; lines: string[]} | undefined
+  for (const line of text.split('\n')) {
+    if (line.startsWith(DROPIN_HEADER)) {
+      if (cur) out.push({name: cur.name, text: cur.lines.join('\n')})
+      cur = {name: line.slice(DROPIN_HEADER.length).trim(), lines: []}
+    } else cur?.lines.push(line)
+  }
+  if (cur) out.push({name: cur.name, text: cur.lines.join('\n')})
+  return out
+}
+
+/** The kubeadm ConfigMap holding the cluster-wide KubeletConfiguration (`kubelet-config`, or `kubelet-config-1.NN` before 1.24). */
+export function kubeletConfigMap(cluster: ClusterSnapshot, minor: number | undefined): ConfigMap | undefined {
+  const cms = cluster.configMaps.filter((c) => c.metadata.namespace === 'kube-system' && /^kubelet-config(-1\.\d+)?$/.test(c.metadata.name))
+  return cms.find((c) => c.metadata.name === 'kubelet-config') ?? cms.find((c) => minor !== undefined && c.metadata.name === `kubelet-config-1.${minor}`) ?? cms[0]
+}
+
+function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
+  const nodeObject = cluster.nodes.find((n) => n.metadata.name === node.node)
+  const raw = nodeObject?.status?.nodeInfo?.kubeletVersion
+  const minor = parseMinorVersion(raw)
+  const version = minor === undefined ? undefined : `1.${minor}`
+  const vopt = version === undefined ? {} : {version}
+
+  let file: KubeletView['file']
+  const fileText = artifactText(node, 'kubelet-config')
+  if (fileText === undefined) file = {ok: false, reason: 'missing input: kubelet-config'}
+  else {
+    try {
+      file = {ok: true, value: parseKubeletConfig(fileText, {source: KUBELET_CONFIG_PATH, ...vopt})}
+    } catch (err) {
+      file = {ok: false, reason: `${KUBELET_CONFIG_PATH} cannot be read as YAML: ${errText(err)}`}
+    }
+  }
+
+  const dropIns: KubeletConfig[] = []
+  const dropInIssues: ConfigIssue[] = []
+  for (const f of splitDropIns(artifactText(node, 'kubelet-dropins') ?? '')) {
+    if (!f.name.endsWith('.conf')) continue
+    try {
+      dropIns.push(parseKubeletConfig(f.text, {source: f.name, originKind: 'drop-in', ...vopt}))
+    } catch (err) {
+      dropInIssues.push({severity: 'error', code: 'drop-in-unreadable', source: f.name, message: `${f.name} cannot be read as YAML: ${errText(err)}; the kubelet exits`})
+    }
+  }
+
+  let disk: KubeletView['disk'] = file.ok ? {ok: true, value: mergeKubeletConfigs(applyKubeletDefaults(file.value, version), dropIns)} : file
+  if (disk.ok && dropInIssues.length > 0) disk = {ok: true, value: {...disk.value, issues: [...disk.value.issues, ...dropInIssues]}}
+
+  const flags = readFlags(node, version)
+  const next: KubeletView['next'] = !disk.ok ? disk : flags.ok ? {ok: true, value: applyKubeletFlags(disk.value, flags.value.flags)} : disk
+
+  let running: KubeletView['running']
+  const configz = cluster.configz[node.node]
+  if (configz === undefined) running = {ok: false, reason: `missing input: /configz of ${node.node} (no nodes/proxy access, or the kubelet was unreachable)`}
+  else {
+    try {
+      running = {ok: true, value: parseKubeletConfigz(configz, {source: `/api/v1/nodes/${node.node}/proxy/configz`, ...vopt})}
+    } catch (err) {
+      running = {ok: false, reason: `the /configz body of ${node.node} cannot be read: ${errText(err)}`}
+    }
+  }
+
+  let intended: KubeletView['intended']
+  const cm = kubeletConfigMap(cluster, minor)
+  const cmText = cm?.data?.['kubelet']
+  if (!cm) intended = {ok: false, reason: 'not applicable: no kube-system/kubelet-config ConfigMap (not a kubeadm cluster)'}
+  else if (cmText === undefined) intended = {ok: false, reason: `ConfigMap kube-system/${cm.metadata.name} has no "kubelet" key`}
+  else {
+    const source = `configmap kube-system/${cm.metadata.name}[kubelet]`
+    try {
+      intended = {ok: true, value: {...applyKubeletDefaults(parseKubeletConfig(cmText, {source, ...vopt}), version), configMapName: cm.metadata.name}}
+    } catch (err) {
+      intended = {ok: false, reason: `ConfigMap kube-system/${cm.metadata.name} does not hold a readable KubeletConfiguration: ${errText(err)}`}
+    }
+  }
+
+  const view: KubeletView = {file, dropIns, disk, flags, next, running, intended}
+  if (version !== undefined) view.version = version
+  if (minor !== undefined) view.minor = minor
+  if (nodeObject) view.nodeObject = nodeObject
+  return view
+}
+
+function readFlags(node: NodeSnapshot, version: string | undefined): KubeletView['flags'] {
+  const vopt = version === undefined ? {} : {version}
+  const envText = artifactText(node, 'kubeadm-flags')
+  const unitText = artifactText(node, 'kubelet-unit')
+  const cmdline = artifactText(node, 'kubelet-cmdline')
+  let args: ArgToken[] | undefined
+  let source: 'unit' | 'kubeadm-flags' | 'command-line' | undefined
+  const issuesFromUnit: ConfigIssue[] = []
+  try {
+    // The unit and its environment files are what the next start uses; the command line is what runs now.
+    if (unitText !== undefined && unitText.trim() !== '') {
+      const unit = parseSystemctlCat(unitText, {source: 'systemctl cat kubelet'})
+      const r = kubeletArgsFromUnit(unit, envText === undefined ? [] : [{path: KUBEADM_FLAGS_PATH, text: envText}])
+      args = r.args
+      issuesFromUnit.push(...r.issues)
+      source = 'unit'
+    } else if (envText !== undefined) {
+      args = kubeletArgsFromEnvFiles([parseKubeadmFlagsEnv(envText, {source: KUBEADM_FLAGS_PATH})])
+      source = 'kubeadm-flags'
+    } else if (cmdline !== undefined && cmdline.trim() !== '') {
+      args = parseKubeletCommandLine(cmdline, {source: 'kubelet command line'}).args
+      source = 'command-line'
+    }
+  } catch (err) {
+    return {ok: false, reason: `the kubelet's command line cannot be reconstructed: ${errText(err)}`}
+  }
+  if (!args || !source) return {ok: false, reason: 'missing input: kubelet-unit, kubeadm-flags or kubelet-cmdline'}
+  return {ok: true, value: {...parseKubeletArgs(args, vopt), source, issuesFromUnit}}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading and comparing values
+
+/** The configuration a setting check judges: the running one when /configz was read, else files + flags. */
+export function effectiveConfig(v: KubeletView): Loaded<{cfg: KubeletConfig; basis: string}> {
+  if (v.running.ok) return {ok: true, value: {cfg: v.running.value, basis: 'running (/configz)'}}
+  if (v.next.ok) return {ok: true, value: {cfg: v.next.value, basis: `${KUBELET_CONFIG_PATH}${v.dropIns.length > 0 ? ' + drop-ins' : ''}${v.flags.ok ? ' + flags' : ''}`}}
+  return {ok: false, reason: `${v.next.reason}; ${v.running.reason}`}
+}
+
+/** Where a value came from, for evidence: `config.yaml:12`, `flag --x=1 at /var/lib/kubelet/kubeadm-flags.env:1`, `default`. */
+export function describeOrigin(cfg: KubeletConfig, ptr: string): string {
+  const o: Origin | undefined = cfg.origins[ptr] ?? Object.entries(cfg.origins).find(([k]) => k.startsWith(ptr + '/'))?.[1]
+  if (!o) return cfg.format === 'configz' ? 'running kubelet (/configz)' : 'not set (Go zero value)'
+  const loc = originLocation(o)
+  switch (o.kind) {
+    case 'default':
+      return `kubelet default (${o.detail ?? 'defaults.go'})`
+    case 'flag':
+      return `flag ${o.detail ?? ''}${loc ? ` at ${loc}` : ''}`
+    case 'configz':
+      return 'running kubelet (/configz)'
+    default:
+      return loc ?? o.kind
+  }
+}
+
+/** The value at a dotted path, reading an unset non-pointer scalar as its Go zero value (what /configz omits). */
+export function valueAt(cfg: KubeletConfig, path: string): JsonValue | undefined {
+  const ptr = path.startsWith('/') ? path : pointer(...path.split('.'))
+  const v = getAt(cfg.values, ptr)
+  if (v !== undefined && v !== null) return v
+  const spec = kubeletFieldSpec(ptr)
+  if (!spec || spec.pointer) return v ?? undefined
+  switch (spec.type) {
+    case 'bool':
+      return false
+    case 'int32':
+    case 'int64':
+    case 'uint32':
+    case 'float':
+      return 0
+    case 'duration':
+      return '0s'
+    case 'string':
+    case 'quantity':
+      return ''
+    default:
+      return v ?? undefined
+  }
+}
+
+function stable(v: JsonValue | undefined): string {
+  if (v === undefined || v === null) return ''
+  if (typeof v === 'string') return normalizeGoDuration(v) ?? v
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`
+  if (typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${k}:${stable((v as JsonObject)[k])}`).join(',')}}`
+  return JSON.stringify(v)
+}
+
+/** Equality as the kubelet sees it: durations normalised (`4h` = `4h0m0s`), maps by key, unset = Go zero. */
+export function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  const za = a === undefined || a === null || isGoZero(a) || (typeof a === 'object' && Object.keys(a).length === 0)
+  const zb = b === undefined || b === null || isGoZero(b) || (typeof b === 'object' && Object.keys(b).length === 0)
+  if (za && zb) return true
+  return stable(a) === stable(b)
+}
+
+/**
+ * Fields not compared: /configz reports values the files never hold (logging defaults from component-base,
+ * the runtime endpoint a flag usually sets, Go TLS defaults), so they would differ on every healthy node.
+ */
+const NOT_COMPARED = new Set(['/logging', '/tlsCipherSuites', '/tlsMinVersion', '/containerRuntimeEndpoint', '/imageServiceEndpoint', '/featureGates'])
+
+export interface FieldDifference {
+  ptr: string
+  path: string
+  a: JsonValue | undefined
+  b: JsonValue | undefined
+}
+
+/**
+ * Field-by-field differences between two kubelet configurations. Structs are walked; maps and lists compare
+ * whole (a drop-in or flag replaces them whole). A field one side leaves unset is compared as its Go zero value
+ * for non-pointer scalars, lists and maps, and skipped for pointer fields (their default is unknowable here).
+ */
+export function diffConfigs(a: KubeletConfig, b: KubeletConfig, skip: ReadonlySet<string> = NOT_COMPARED): FieldDifference[] {
+  const out: FieldDifference[] = []
+  const walk = (av: JsonObject | undefined, bv: JsonObject | undefined, ptr: string): void => {
+    const keys = [...new Set([...Object.keys(av ?? {}), ...Object.keys(bv ?? {})])].sort()
+    for (const k of keys) {
+      const p = ptr + pointer(k)
+      if (skip.has(p)) continue
+      const spec = kubeletFieldSpec(p)
+      if (!spec) continue // unknown fields are the schema check's business
+      const x = av?.[k]
+      const y = bv?.[k]
+      const isStruct = typeof spec.type === 'object' && 'struct' in spec.type
+      if (isStruct) {
+        const xo = x && typeof x === 'object' && !Array.isArray(x) ? x : undefined
+        const yo = y && typeof y === 'object' && !Array.isArray(y) ? y : undefined
+        walk(xo, yo, p)
+        continue
+      }
+      if ((x === undefined || x === null || y === undefined || y === null) && spec.pointer) continue
+      if (!sameValue(x, y)) out.push({ptr: p, path: p.slice(1).replaceAll('/', '.'), a: x, b: y})
+    }
+  }
+  walk(a.values, b.values, '')
+  return out
+}
+
+export function show(v: JsonValue | undefined): string {
+  return v === undefined || v === null ? '<unset>' : formatValue(v)
+}

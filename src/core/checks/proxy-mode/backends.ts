@@ -1,0 +1,60 @@
+// PROXY-010: kube-proxy's chains in both iptables backends (iptables-legacy and iptables-nft), which the kernel
+// evaluates side by side (kube-proxy-iptables.md §9, §12).
+import {artifactText} from '../../model/snapshot.js'
+import {parseIptablesSave} from '../../parse/iptables-save.js'
+import type {CheckContext, CheckOutcome} from '../types.js'
+
+/** Chains the kubelet creates in the backend it uses; they may legitimately exist where kube-proxy does not run. */
+const KUBELET_CHAINS = new Set(['KUBE-IPTABLES-HINT', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL'])
+
+/** `table/CHAIN` for every kube-proxy chain in a save dump. */
+export function kubeProxyChains(text: string): string[] {
+  // An unused backend saves nothing at all.
+  if (text.trim() === '') return []
+  const dump = parseIptablesSave(text, {family: 'ipv4'})
+  return dump.tables.flatMap((t) => t.chains.filter((c) => c.name.startsWith('KUBE-') && !KUBELET_CHAINS.has(c.name)).map((c) => `${t.name}/${c.name}`))
+}
+
+function hasHint(text: string): boolean {
+  return /^:KUBE-IPTABLES-HINT /m.test(text)
+}
+
+export function checkDualBackend(ctx: CheckContext): CheckOutcome {
+  const legacyText = artifactText(ctx.node, 'iptables-legacy-save') ?? ''
+  const nftText = artifactText(ctx.node, 'iptables-nft-save') ?? ''
+  let legacy: string[]
+  let nft: string[]
+  try {
+    legacy = kubeProxyChains(legacyText)
+    nft = kubeProxyChains(nftText)
+  } catch (err) {
+    return {status: 'skipped', reason: `an iptables backend dump could not be parsed: ${(err as Error).message}`}
+  }
+  if (legacy.length === 0 || nft.length === 0) return {status: 'passed'}
+  // The host's backend: `iptables --version`, else where the kubelet left its hint, else where most chains are.
+  const version = artifactText(ctx.node, 'iptables-version') ?? ''
+  const host = /\(nf_tables\)/.test(version) ? 'nft' : /\(legacy\)/.test(version) ? 'legacy' : hasHint(nftText) && !hasHint(legacyText) ? 'nft' : hasHint(legacyText) && !hasHint(nftText) ? 'legacy' : nft.length >= legacy.length ? 'nft' : 'legacy'
+  const stale = host === 'nft' ? legacy : nft
+  const tool = host === 'nft' ? 'iptables-legacy' : 'iptables-nft'
+  const tables = [...new Set(stale.map((c) => c.split('/')[0] ?? ''))]
+  const commands = tables.map(
+    (t) =>
+      `${tool}-save -t ${t} | grep -E '^-A (PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) .*-j KUBE-' | sed 's/^-A/-D/' | xargs -L1 ${tool} -t ${t}; ` +
+      `for c in $(${tool}-save -t ${t} | grep -oE '^:KUBE-[A-Z0-9-]+' | cut -c2- | grep -vxE 'KUBE-(IPTABLES-HINT|KUBELET-CANARY|FIREWALL)'); do ${tool} -t ${t} -F $c; done; ` +
+      `for c in $(${tool}-save -t ${t} | grep -oE '^:KUBE-[A-Z0-9-]+' | cut -c2- | grep -vxE 'KUBE-(IPTABLES-HINT|KUBELET-CANARY|FIREWALL)'); do ${tool} -t ${t} -X $c; done`,
+  )
+  return {
+    status: 'failed',
+    findings: [
+      {
+        message: `kube-proxy chains exist in both backends: ${legacy.length} in iptables-legacy and ${nft.length} in iptables-nft; the host uses ${host === 'nft' ? 'iptables-nft' : 'iptables-legacy'}, so the ${tool} copy is stale`,
+        subject: {kind: 'chain', name: stale[0]?.split('/')[1] ?? 'KUBE-*', in: `${tool} ${stale[0]?.split('/')[0] ?? ''}`.trim()},
+        evidence: [`iptables --version: ${version.trim() || 'not collected'}`, ...stale.slice(0, 10).map((c) => `${tool}: ${c}`), ...(stale.length > 10 ? [`... ${stale.length - 10} more`] : [])],
+        remedy:
+          `Make sure kube-proxy uses ${host === 'nft' ? 'iptables-nft' : 'iptables-legacy'} (its image's iptables-wrapper follows the host), then remove kube-proxy's chains from ${tool} only, table by table: ` +
+          commands.map((c) => `\`${c}\``).join(' ; ') +
+          ` . Never flush the ${host === 'nft' ? 'iptables-nft' : 'iptables-legacy'} tables the node uses.`,
+      },
+    ],
+  }
+}

@@ -1,0 +1,80 @@
+// Builds node-a of the calico-dns-builders IP plan in a network namespace with the real `ip`, and captures the
+// artifacts node-doctor collects (ip-route, ip-addr, ip-link). The kernel here has no ipip or dummy links, so tunl0
+// is a veth stand-in; vxlan.calico is a real vxlan device; pod veths have their peer in a second namespace, as
+// with a real CNI. MACs are fixed so the captures are reproducible.
+import {createNetns, type Netns} from './netns.js'
+
+export interface CalicoNodeSetup {
+  /** Pod interfaces: name (cali + 11 hex) → pod IP; each gets `<ip> dev <name> scope link` unless `routes` omit it. */
+  workloads: Record<string, string>
+  /** Extra `ip route add` argument lists, applied in order after the links exist. */
+  routes: string[][]
+  /** Add the vxlan.calico device with this VTEP address. */
+  vxlanAddr?: string
+  /** tunl0's address (the IPIP tunnel address); default 10.244.1.0, '' for none. */
+  tunlAddr?: string
+}
+
+export interface CapturedNode {
+  'ip-route': string
+  'ip-addr': string
+  'ip-link': string
+}
+
+function mac(n: number): string {
+  return `02:00:00:00:00:${n.toString(16).padStart(2, '0')}`
+}
+
+export function setupCalicoNode(ns: Netns, pods: Netns, setup: CalicoNodeSetup): void {
+  const ip = (...a: string[]) => ns.exec(['ip', ...a])
+  ns.exec(['sysctl', '-q', '-w', 'net.ipv6.conf.default.disable_ipv6=1', 'net.ipv6.conf.all.disable_ipv6=1'])
+  ip('link', 'set', 'lo', 'up')
+  ip('link', 'add', 'eth0', 'address', mac(1), 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', mac(2))
+  ip('link', 'set', 'eth0', 'up')
+  ip('link', 'set', 'eth0-peer', 'up')
+  ip('addr', 'add', '192.168.0.11/24', 'dev', 'eth0')
+  ip('link', 'add', 'tunl0', 'address', mac(3), 'type', 'veth', 'peer', 'name', 'tunl0-peer', 'address', mac(4))
+  ip('link', 'set', 'tunl0', 'mtu', '1480', 'up')
+  ip('link', 'set', 'tunl0-peer', 'up')
+  if (setup.tunlAddr !== '') ip('addr', 'add', `${setup.tunlAddr ?? '10.244.1.0'}/32`, 'dev', 'tunl0')
+  if (setup.vxlanAddr) {
+    ip('link', 'add', 'vxlan.calico', 'address', mac(5), 'type', 'vxlan', 'id', '4096', 'dstport', '4789', 'dev', 'eth0')
+    ip('link', 'set', 'vxlan.calico', 'mtu', '1450', 'up')
+    ip('addr', 'add', `${setup.vxlanAddr}/32`, 'dev', 'vxlan.calico')
+  }
+  let n = 16
+  for (const name of Object.keys(setup.workloads)) {
+    ip('link', 'add', name, 'address', mac(n++), 'type', 'veth', 'peer', 'name', `eth${n}`, 'address', mac(n + 64), 'netns', pods.name)
+    ip('link', 'set', name, 'up')
+    pods.exec(['ip', 'link', 'set', `eth${n}`, 'up'])
+  }
+  ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0', 'proto', 'dhcp', 'src', '192.168.0.11', 'metric', '100')
+  for (const r of setup.routes) ip('route', 'add', ...r)
+}
+
+/** The node's artifacts exactly as the collection plan's commands print them. */
+export function captureNode(ns: Netns): CapturedNode {
+  return {
+    'ip-route': ns.exec(['ip', '-d', 'route', 'show', 'table', 'all']),
+    'ip-addr': ns.exec(['ip', '-j', 'addr', 'show']),
+    'ip-link': ns.exec(['ip', '-j', '-d', 'link', 'show']),
+  }
+}
+
+/** Sets the node up in fresh namespaces, captures it, and removes the namespaces. */
+export function captureCalicoNode(setup: CalicoNodeSetup): CapturedNode {
+  const ns = createNetns('nd-rt')
+  const pods = createNetns('nd-rtp')
+  try {
+    setupCalicoNode(ns, pods, setup)
+    return captureNode(ns)
+  } finally {
+    pods.destroy()
+    ns.destroy()
+  }
+}
+
+/** `ip route add` arguments for a pod's /32 to its cali interface. */
+export function podRoute(ip: string, dev: string): string[] {
+  return [ip, 'dev', dev, 'scope', 'link']
+}
