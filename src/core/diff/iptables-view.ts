@@ -11,11 +11,22 @@ export function viewFromDump(dump: IptablesDump): IptablesView {
   for (const table of dump.tables) {
     const chains: TableView = new Map()
     for (const c of table.chains) if (!chains.has(c.name)) chains.set(c.name, [])
-    for (let i = 0; i < table.ruleCount; i++) {
-      const rule = table.rule(i)
-      const prefix = `-A ${rule.chain} `
-      const body = rule.text.startsWith(prefix) ? rule.text.slice(prefix.length) : rule.text.slice(3 + rule.chain.length).trimStart()
-      chains.get(rule.chain)!.push(body)
+    // Straight from the rule texts, `-A CHAIN BODY` (no rule views): the chain is the word after `-A `, as the
+    // parser read it, and rules come in runs per chain, so the name is only sliced and looked up when it changes.
+    let chain = ''
+    let list: string[] | undefined
+    const n = table.ruleCount
+    for (let i = 0; i < n; i++) {
+      const text = table.ruleText(i)
+      let len = chain.length
+      if (list === undefined || !text.startsWith(chain, 3) || (text.length !== 3 + len && text.charCodeAt(3 + len) !== 32)) {
+        const end = text.indexOf(' ', 3)
+        chain = end < 0 ? text.slice(3) : text.slice(3, end)
+        len = chain.length
+        list = chains.get(chain)
+        if (list === undefined) chains.set(chain, (list = []))
+      }
+      list.push(text.length === 3 + len ? '' : text.slice(4 + len))
     }
     view.set(table.name, chains)
   }
@@ -40,10 +51,14 @@ export function viewFromSaved(saved: ReadonlyMap<string, ReadonlyMap<string, rea
 /** Chain → service-port name, from the rules the proxier generated for each service port. */
 export function chainGroups(ruleset: IptablesRuleset): Map<string, string> {
   const groups = new Map<string, string>()
+  const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/
   for (const table of ruleset.tables) {
+    let last: string | undefined
     for (const r of table.rules) {
-      if (r.servicePort === undefined) continue
-      if (/^KUBE-(SVC|SVL|EXT|FW|SEP)-/.test(r.chain) && !groups.has(r.chain)) groups.set(r.chain, r.servicePort)
+      // Consecutive rules of one chain: decided by the first.
+      if (r.servicePort === undefined || r.chain === last) continue
+      last = r.chain
+      if (!groups.has(r.chain) && SERVICE_CHAIN.test(r.chain)) groups.set(r.chain, r.servicePort)
     }
   }
   return groups

@@ -59,13 +59,18 @@ export function isOwnedChain(table: string, chain: string): boolean {
 
 const PROBABILITY = /(--probability )(\S+)/
 
+/** Where the jump target of a rule body starts (after `-j `/`-g `), or -1 when the rule has none. */
+function targetIndex(rule: string): number {
+  // The target comes last in iptables-save output, so search from the end (a hot path: every rule is checked).
+  const i = Math.max(rule.lastIndexOf(' -j '), rule.lastIndexOf(' -g '))
+  if (i >= 0) return i + 4
+  return rule.startsWith('-j ') || rule.startsWith('-g ') ? 3 : -1
+}
+
 /** The jump target of a rule body (`-j X` or `-g X`), if any. */
 export function ruleTarget(rule: string): string | undefined {
-  // The target comes last in iptables-save output, so search from the end (a hot path: every rule is checked).
-  let i = Math.max(rule.lastIndexOf(' -j '), rule.lastIndexOf(' -g '))
-  if (i < 0) i = rule.startsWith('-j ') || rule.startsWith('-g ') ? -1 : -2
-  if (i === -2) return undefined
-  const start = i + 4
+  const start = targetIndex(rule)
+  if (start < 0) return undefined
   const end = rule.indexOf(' ', start)
   return rule.slice(start, end < 0 ? undefined : end)
 }
@@ -124,8 +129,16 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
     const exp = expected.get(table) ?? new Map<string, string[]>()
     const act = actual.get(table) ?? new Map<string, string[]>()
 
+    // Ownership is decided once per chain name (the same names come up in all three loops below).
+    const ownedCache = new Map<string, boolean>()
+    const owned = (chain: string): boolean => {
+      let o = ownedCache.get(chain)
+      if (o === undefined) ownedCache.set(chain, (o = isOwnedChain(table, chain)))
+      return o
+    }
+
     for (const [chain, expRules] of exp) {
-      if (!isOwnedChain(table, chain)) continue
+      if (!owned(chain)) continue
       const actRules = act.get(chain)
       if (actRules === undefined) {
         out.push(withGroup({kind: 'missing-chain', table, chain, expectedRules: [...expRules]}, groupOf(chain, expRules)))
@@ -137,16 +150,19 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
     }
 
     for (const [chain, actRules] of act) {
-      if (!isOwnedChain(table, chain) || exp.has(chain)) continue
+      if (!owned(chain) || exp.has(chain)) continue
       out.push(withGroup({kind: 'stale-chain', table, chain, actualRules: [...actRules]}, groupOf(chain, actRules)))
     }
 
     // Jumps into KUBE-* chains that do not exist: traffic hitting them is dropped by iptables with an error.
     for (const [chain, actRules] of act) {
-      if (!isOwnedChain(table, chain)) continue
+      if (!owned(chain)) continue
       for (const rule of actRules) {
+        // Only jumps into KUBE-* matter: check the target's first characters before slicing it out.
+        const at = targetIndex(rule)
+        if (at < 0 || !rule.startsWith('KUBE-', at)) continue
         const target = ruleTarget(rule)
-        if (target && target.startsWith('KUBE-') && !act.has(target) && !BUILTIN_KUBE_TARGETS.has(target)) {
+        if (target && !act.has(target) && !BUILTIN_KUBE_TARGETS.has(target)) {
           out.push(withGroup({kind: 'undefined-jump', table, chain, rule, target}, groupOf(chain, [rule])))
         }
       }
