@@ -1,10 +1,13 @@
 // Every check node-doctor knows, in catalog order. Each area contributes its own list.
+import {CONNTRACK_CHECKS} from './conntrack/index.js'
 import {DNS_CHECKS} from './dns/index.js'
 import {IPTABLES_CHECKS} from './iptables/index.js'
+import {KUBELET_CHECKS} from './kubelet/index.js'
+import {PROXY_MODE_CHECKS} from './proxy-mode/index.js'
 import {ROUTES_CHECKS} from './routes/index.js'
 import type {Check, CheckSpec} from './types.js'
 
-const ALL: Check[] = [...IPTABLES_CHECKS, ...ROUTES_CHECKS, ...DNS_CHECKS]
+const ALL: Check[] = [...KUBELET_CHECKS, ...PROXY_MODE_CHECKS, ...IPTABLES_CHECKS, ...ROUTES_CHECKS, ...DNS_CHECKS, ...CONNTRACK_CHECKS]
 
 export const CHECKS: readonly Check[] = ALL
 
