@@ -21,7 +21,7 @@ export interface ReadClusterOptions {
 
 export const KUBE_SYSTEM = 'kube-system'
 /** kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names). */
-export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kubelet-config', 'kubeadm-config'] as const
+export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config', 'kubelet-config', 'kubeadm-config', 'coredns'] as const
 
 /**
  * Builds the cluster half of a snapshot. Contract: resolves with whatever could be read, the rest recorded in

@@ -51,6 +51,7 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('kubelet-unit', 'kubelet systemd unit and drop-ins', ['systemctl', 'cat', 'kubelet'], ['kubelet']),
   item('kubeadm-flags', 'kubeadm kubelet flags', ['cat', '/var/lib/kubelet/kubeadm-flags.env'], ['kubelet']),
   item('kubelet-cmdline', 'running kubelet command line', ['sh', '-c', "tr '\\0' ' ' </proc/$(pgrep -o -x kubelet)/cmdline"], ['kubelet']),
+  item('resolv-conf', 'the node\'s resolv.conf', ['cat', '/etc/resolv.conf'], ['kubelet', 'dns']),
   item('containerd-config', 'containerd config', ['cat', '/etc/containerd/config.toml'], ['kubelet']),
   item('proxy-mode', "kube-proxy's running mode", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/proxyMode`], ['proxy-mode']),
   item('kube-proxy-metrics', 'kube-proxy metrics', ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/metrics`], ['proxy-mode']),

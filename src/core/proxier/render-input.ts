@@ -14,6 +14,7 @@ import {
   versionFromImage,
 } from './config.js'
 import type {IptablesInput} from './iptables/generate.js'
+import {KUBE_PROXY_CONFIGMAP_KEYS} from '../parse/kube-proxy-config.js'
 import type {LoadedObjects} from './objects.js'
 
 /** Where the kube-proxy version came from. */
@@ -37,10 +38,20 @@ export interface RenderInput {
   notes: string[]
 }
 
-/** The kube-system/kube-proxy ConfigMap's `config.conf` text, when the objects hold it. */
+/** ConfigMap names that hold kube-proxy's configuration: kubeadm's, then EKS's. */
+const KUBE_PROXY_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config'] as const
+
+/**
+ * The KubeProxyConfiguration text from kube-system's kube-proxy ConfigMap (kubeadm: `kube-proxy`/`config.conf`;
+ * EKS: `kube-proxy-config`/`config`; other distributions' keys as the config parser knows them).
+ */
 export function kubeProxyConfigText(objects: Pick<LoadedObjects, 'configMaps'>): string | undefined {
-  const cm = objects.configMaps.find((c: ConfigMap) => c.metadata.namespace === 'kube-system' && c.metadata.name === 'kube-proxy')
-  return cm?.data?.['config.conf']
+  for (const name of KUBE_PROXY_CONFIGMAPS) {
+    const cm = objects.configMaps.find((c: ConfigMap) => c.metadata.namespace === 'kube-system' && c.metadata.name === name)
+    if (!cm?.data) continue
+    for (const key of KUBE_PROXY_CONFIGMAP_KEYS) if (cm.data[key] !== undefined) return cm.data[key]
+  }
+  return undefined
 }
 
 function kubeProxyImages(ds: DaemonSet): string[] {
