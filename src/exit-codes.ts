@@ -34,10 +34,10 @@ export function exitCodeHelp(): string {
 /**
  * Exit code for a finished report: FINDINGS when any finding is at or above `failOn`, otherwise PARTIAL when
  * anything could not be collected, otherwise OK. Failing findings win over partial collection because they are
- * certain; the partial state is still visible in the report.
+ * certain; the partial state is still visible in the report. `none` never fails on findings (report-only runs).
  */
-export function exitCodeForReport(report: Pick<Report, 'findings' | 'collectionErrors'>, failOn: Severity): ExitCodeValue {
-  if (report.findings.some((f) => severityAtLeast(f.severity, failOn))) return ExitCode.FINDINGS
+export function exitCodeForReport(report: Pick<Report, 'findings' | 'collectionErrors'>, failOn: Severity | 'none'): ExitCodeValue {
+  if (failOn !== 'none' && report.findings.some((f) => severityAtLeast(f.severity, failOn))) return ExitCode.FINDINGS
   if (report.collectionErrors.length > 0) return ExitCode.PARTIAL
   return ExitCode.OK
 }

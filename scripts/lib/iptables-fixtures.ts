@@ -3,7 +3,7 @@
 // iptables-save is read back. Used by scripts/make-example-bundle.ts and scripts/make-check-fixtures.ts.
 import {execFileSync, spawnSync} from 'node:child_process'
 import {readFileSync, rmSync} from 'node:fs'
-import type {ConfigMap, DaemonSet} from '../../src/core/model/k8s.js'
+import type {ConfigMap, DaemonSet, Pod} from '../../src/core/model/k8s.js'
 import {type ClusterSnapshot, emptyClusterSnapshot, type NodeSnapshot, SNAPSHOT_API_VERSION} from '../../src/core/model/snapshot.js'
 import {generateIptablesRestore} from '../../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../../src/core/proxier/iptables/save.js'
@@ -79,7 +79,39 @@ export function clusterSnapshot(objects: LoadedObjects, nodes: readonly string[]
   cluster.endpointSlices = objects.endpointSlices
   cluster.configMaps = objects.configMaps
   cluster.daemonSets = objects.daemonSets
+  cluster.pods = nodes.map((node, i) => kubeProxyPod(node, i))
   return cluster
+}
+
+/** A healthy kubeadm-style kube-proxy pod on `node`. */
+export function kubeProxyPod(node: string, i: number): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      namespace: 'kube-system',
+      name: `kube-proxy-${['x7k2p', 'q9m4d', 'z3n8r', 'w5t6c'][i % 4]}`,
+      labels: {'k8s-app': 'kube-proxy'},
+      ownerReferences: [{kind: 'DaemonSet', name: 'kube-proxy', controller: true}],
+      creationTimestamp: '2026-12-01T08:00:00Z',
+    },
+    spec: {
+      nodeName: node,
+      hostNetwork: true,
+      containers: [
+        {
+          name: 'kube-proxy',
+          image: 'registry.k8s.io/kube-proxy:v1.31.4',
+          command: ['/usr/local/bin/kube-proxy', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=$(NODE_NAME)'],
+        },
+      ],
+    },
+    status: {
+      phase: 'Running',
+      conditions: [{type: 'Ready', status: 'True'}],
+      containerStatuses: [{name: 'kube-proxy', ready: true, restartCount: 0, image: 'registry.k8s.io/kube-proxy:v1.31.4', state: {running: {startedAt: '2026-12-01T08:00:05Z'}}}],
+    },
+  }
 }
 
 export function nodeSnapshot(node: string, dump: string): NodeSnapshot {

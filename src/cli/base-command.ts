@@ -24,7 +24,7 @@ export abstract class BaseCommand extends Command {
     const color = (format === 'table' || format === 'wide') && this.useColor(flags['no-color'])
     const text = renderReport(report, format, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: CATALOG})
     process.stdout.write(text)
-    process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity)
+    process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity | 'none')
   }
 
   /** Writes a line to stderr (progress, notes). */

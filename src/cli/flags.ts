@@ -38,8 +38,8 @@ export const reportFlags = {
   }),
   json: Flags.boolean({summary: 'Alias of -o json.', hidden: true, helpGroup: 'OUTPUT'}),
   'fail-on': Flags.string({
-    summary: 'Lowest finding severity that makes the exit code non-zero.',
-    options: [...SEVERITIES],
+    summary: 'Lowest finding severity that makes the exit code non-zero (none: report only).',
+    options: [...SEVERITIES, 'none'],
     default: 'error',
     helpGroup: 'OUTPUT',
   }),

@@ -41,7 +41,7 @@ export function viewFromSaved(saved: ReadonlyMap<string, ReadonlyMap<string, rea
     const t: TableView = new Map()
     for (const [chain, rules] of chains) {
       if (BUILTIN_CHAINS.has(chain)) for (const rule of rules) requiredJumps.push({table, chain, rule})
-      else t.set(chain, [...rules])
+      else t.set(chain, rules.slice())
     }
     view.set(table, t)
   }

@@ -48,12 +48,15 @@ const UNORDERED: Record<string, ReadonlySet<string>> = {
 const NODEPORTS_JUMP_MARK = 'this must be the last rule in this chain'
 
 export function isServiceChain(chain: string): boolean {
-  return SERVICE_CHAIN_PREFIXES.some((p) => chain.startsWith(p))
+  if (!chain.startsWith('KUBE-')) return false
+  for (const p of SERVICE_CHAIN_PREFIXES) if (chain.startsWith(p)) return true
+  return false
 }
 
 /** Whether kube-proxy's iptables proxier owns this chain (and so it takes part in the diff). */
 export function isOwnedChain(table: string, chain: string): boolean {
-  if ((FIXED_CHAINS[table] ?? []).includes(chain)) return true
+  const fixed = FIXED_CHAINS[table]
+  if (fixed !== undefined) for (const c of fixed) if (c === chain) return true
   return table === 'nat' && isServiceChain(chain)
 }
 
@@ -129,16 +132,8 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
     const exp = expected.get(table) ?? new Map<string, string[]>()
     const act = actual.get(table) ?? new Map<string, string[]>()
 
-    // Ownership is decided once per chain name (the same names come up in all three loops below).
-    const ownedCache = new Map<string, boolean>()
-    const owned = (chain: string): boolean => {
-      let o = ownedCache.get(chain)
-      if (o === undefined) ownedCache.set(chain, (o = isOwnedChain(table, chain)))
-      return o
-    }
-
     for (const [chain, expRules] of exp) {
-      if (!owned(chain)) continue
+      if (!isOwnedChain(table, chain)) continue
       const actRules = act.get(chain)
       if (actRules === undefined) {
         out.push(withGroup({kind: 'missing-chain', table, chain, expectedRules: [...expRules]}, groupOf(chain, expRules)))
@@ -150,21 +145,25 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
     }
 
     for (const [chain, actRules] of act) {
-      if (!owned(chain) || exp.has(chain)) continue
+      if (!isOwnedChain(table, chain) || exp.has(chain)) continue
       out.push(withGroup({kind: 'stale-chain', table, chain, actualRules: [...actRules]}, groupOf(chain, actRules)))
     }
 
     // Jumps into KUBE-* chains that do not exist: traffic hitting them is dropped by iptables with an error.
+    // Only jumps into KUBE-* matter: the target's first characters are checked before it is sliced out, and a
+    // target just found defined (KUBE-MARK-MASQ, mostly) is recognised in place without a lookup.
+    let defined = ''
     for (const [chain, actRules] of act) {
-      if (!owned(chain)) continue
+      if (!isOwnedChain(table, chain)) continue
       for (const rule of actRules) {
-        // Only jumps into KUBE-* matter: check the target's first characters before slicing it out.
         const at = targetIndex(rule)
         if (at < 0 || !rule.startsWith('KUBE-', at)) continue
-        const target = ruleTarget(rule)
-        if (target && !act.has(target) && !BUILTIN_KUBE_TARGETS.has(target)) {
-          out.push(withGroup({kind: 'undefined-jump', table, chain, rule, target}, groupOf(chain, [rule])))
-        }
+        const end = rule.indexOf(' ', at)
+        const len = (end < 0 ? rule.length : end) - at
+        if (len === defined.length && rule.startsWith(defined, at)) continue
+        const target = rule.slice(at, at + len)
+        if (act.has(target) || BUILTIN_KUBE_TARGETS.has(target)) defined = target
+        else out.push(withGroup({kind: 'undefined-jump', table, chain, rule, target}, groupOf(chain, [rule])))
       }
     }
   }

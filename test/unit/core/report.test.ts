@@ -43,6 +43,8 @@ describe('exit codes', () => {
     const partial = {findings: [], collectionErrors: [{source: 's', message: 'm'}]}
     assert.equal(exitCodeForReport(partial, 'error'), ExitCode.PARTIAL)
     assert.equal(exitCodeForReport({...partial, findings: [finding('a', 'error')]}, 'error'), ExitCode.FINDINGS)
+    assert.equal(exitCodeForReport({findings: [finding('a', 'error')], collectionErrors: []}, 'none'), ExitCode.OK)
+    assert.equal(exitCodeForReport({...partial, findings: [finding('a', 'error')]}, 'none'), ExitCode.PARTIAL)
   })
 
   it('has one distinct code per meaning', () => {
