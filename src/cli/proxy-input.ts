@@ -10,8 +10,8 @@ import {readInputFile} from './input.js'
 const CONFIG_SOURCE = 'kube-system/kube-proxy ConfigMap (config.conf)'
 
 export const proxierFlags = {
-  objects: Flags.string({summary: 'File with API objects (`kubectl get … -o yaml|json`; - for stdin). Repeatable.', required: true, multiple: true}),
-  node: Flags.string({summary: 'Name of the Node (decides local endpoints, node IPs, zone).', required: true}),
+  objects: Flags.string({summary: 'File with API objects (`kubectl get … -o yaml|json`; - for stdin). Repeatable. Not with a NODE argument.', multiple: true}),
+  node: Flags.string({summary: 'Name of the Node in the objects (decides local endpoints, node IPs, zone). Not with a NODE argument.'}),
   'kube-proxy-version': Flags.string({summary: 'kube-proxy minor, e.g. v1.31 (default: the kube-proxy DaemonSet image tag in the objects).'}),
   'ip-family': Flags.string({summary: "Which proxier (default: the node's primary family, or the dump's).", options: ['ipv4', 'ipv6']}),
   'node-address': Flags.string({
@@ -24,8 +24,8 @@ export const proxierFlags = {
 }
 
 export interface ProxierFlagValues {
-  objects: string[]
-  node: string
+  objects?: string[]
+  node?: string
   'kube-proxy-version'?: string
   'ip-family'?: string
   'node-address'?: string[]
@@ -36,6 +36,7 @@ export interface ProxierFlagValues {
 
 /** Reads the objects files and resolves node, version, configuration and runtime facts. */
 export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4' | 'ipv6'): RenderInput {
+  if (!flags.objects?.length || !flags.node) throw new UsageError('--objects and --node are required for offline rendering', 'Or give a NODE argument to read the cluster and the node live.')
   const texts = flags.objects.map((path) => ({name: path === '-' ? '<stdin>' : path, text: readInputFile(path)}))
   let objects
   try {
@@ -72,7 +73,7 @@ export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4
     ...(flags['tcp-be-liberal'] !== undefined ? {tcpBeLiberal: flags['tcp-be-liberal']} : {}),
   }
   try {
-    return buildRenderInput(objects, {nodeName: flags.node, ...(version ? {version} : {}), ...(kubeProxyConfig ? {kubeProxyConfig} : {}), facts})
+    return buildRenderInput(objects, {nodeName: flags.node!, ...(version ? {version} : {}), ...(kubeProxyConfig ? {kubeProxyConfig} : {}), facts})
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(CONFIG_SOURCE, err.message.replace(/^kube-proxy configuration: /, ''))
     throw err

@@ -1,7 +1,9 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags} from '../cli/flags.js'
 import {readInputFile} from '../cli/input.js'
+import {liveShowFlags} from '../cli/node-artifact.js'
+import {checkProxierForm, liveProxier} from '../cli/proxy-live.js'
 import {describeRender, proxierFlags, resolveProxierInput} from '../cli/proxy-input.js'
 import {parseIptablesSave} from '../core/parse/iptables-save.js'
 import {formatKubeProxyVersion} from '../core/proxier/config.js'
@@ -27,9 +29,11 @@ export default class Trace extends BaseCommand {
     '<%= config.bin %> trace --objects objs.yaml --node worker-1 --iptables-save dump6.txt --to [fd00::10]:53/udp --from host -o json',
   ]
 
+  static override args = {node: Args.string({ignoreStdin: true, description: 'Node to trace live: its rules over SSH, the objects from the API (instead of --objects/--node/--iptables-save).'})}
+
   static override flags = {
     ...proxierFlags,
-    'iptables-save': Flags.string({summary: "The node's `iptables-save` (or `ip6tables-save`) output; - for stdin.", required: true}),
+    'iptables-save': Flags.string({summary: "The node's `iptables-save` (or `ip6tables-save`) output; - for stdin. Not with a NODE argument."}),
     to: Flags.string({summary: 'Destination as IP:PORT[/PROTO] or [IPv6]:PORT[/PROTO]; PROTO is tcp (default), udp or sctp.', required: true}),
     from: Flags.string({
       summary: 'Source: an IP (the node, a pod on it, or anything else = from the network), or pod, host, external.',
@@ -37,10 +41,11 @@ export default class Trace extends BaseCommand {
     }),
     output: Flags.string({char: 'o', summary: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table'}),
     ...commonFlags,
+    ...liveShowFlags,
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(Trace)
+    const {args, flags} = await this.parse(Trace)
     const target = parseTraceDestination(flags.to)
     if (!target) {
       throw new UsageError(
@@ -52,24 +57,35 @@ export default class Trace extends BaseCommand {
     if (flags['ip-family'] !== undefined && flags['ip-family'] !== family) {
       throw new UsageError(`--ip-family ${flags['ip-family']} but --to ${flags.to} is ${family}`)
     }
-    const file = flags['iptables-save']
-    const source = file === '-' ? '<stdin>' : file
-    const text = readInputFile(file)
+    checkProxierForm(args.node, flags, '--iptables-save', flags['iptables-save'])
     let dump
-    try {
-      dump = parseIptablesSave(text)
-      // Without a header or addresses the family is a guess: take the destination's.
-      if (dump.familySource === 'default' && dump.family !== family) dump = parseIptablesSave(text, {family})
-    } catch (err) {
-      throw inFile(source, err)
+    let render
+    let source: string
+    if (args.node !== undefined) {
+      if (family === 'ipv6') throw new UsageError('live traces are IPv4 for now', 'Collect ip6tables-save and trace it with --iptables-save.')
+      const live = await liveProxier(args.node, flags)
+      dump = live.dump
+      render = live.render
+      source = `${args.node}:iptables-save`
+    } else {
+      const file = flags['iptables-save']!
+      source = file === '-' ? '<stdin>' : file
+      const text = readInputFile(file)
+      try {
+        dump = parseIptablesSave(text)
+        // Without a header or addresses the family is a guess: take the destination's.
+        if (dump.familySource === 'default' && dump.family !== family) dump = parseIptablesSave(text, {family})
+      } catch (err) {
+        throw inFile(source, err)
+      }
+      if (dump.family !== family) {
+        throw new UsageError(
+          `--to ${flags.to} is ${family} but ${source} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`,
+          `Trace ${family} destinations through ${family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output.`,
+        )
+      }
+      render = resolveProxierInput(flags, family)
     }
-    if (dump.family !== family) {
-      throw new UsageError(
-        `--to ${flags.to} is ${family} but ${source} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`,
-        `Trace ${family} destinations through ${family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output.`,
-      )
-    }
-    const render = resolveProxierInput(flags, family)
     if (flags.verbose) this.note(describeRender(render))
     if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
 

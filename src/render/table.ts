@@ -3,6 +3,7 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import type {CheckSpec} from '../core/checks/types.js'
+import {groupFindings} from '../core/fleet.js'
 import {
   compareSeverity,
   type CheckResult,
@@ -53,9 +54,13 @@ export function renderWide(report: Report, options: RenderOptions): string {
   return renderHuman(report, options, true)
 }
 
+/** Above this many nodes `-o table` groups findings across nodes (fleet view); `-o wide` and JSON stay per node. */
+export const FLEET_THRESHOLD = 5
+
 function renderHuman(report: Report, options: RenderOptions, wide: boolean): string {
   const c = new Chalk({level: options.color ? 1 : 0})
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined
+  if (!wide && report.nodes.length > FLEET_THRESHOLD) return renderFleet(report, c, width)
   const titles = new Map((options.catalog ?? []).map((s) => [s.id, s]))
   const out: string[] = [header(report, c, width)]
 
@@ -76,6 +81,36 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
     out.push('', c.dim(wrap("-o wide adds evidence, remedies and every check's result; `kubectl node-doctor explain ID` explains a check.", width)))
   }
   return finish(out)
+}
+
+/** Fleet view: one row per finding repeated across nodes ("3 nodes: a, b, c"), then who is fine. */
+function renderFleet(report: Report, c: ChalkInstance, width: number | undefined): string {
+  const out: string[] = [header(report, c, width)]
+  const groups = groupFindings(report.findings)
+  if (groups.length > 0) {
+    const head = ['SEVERITY', 'CHECK', 'AREA', 'NODES', 'SUBJECT', 'MESSAGE']
+    const rows = groups.map((g) => [`${SEVERITY_SYMBOL[g.severity]} ${g.severity}`, g.id, g.area, nodeList(g.nodes), shortSubject(g.subject), g.message])
+    const widths = columnWidths([head, ...rows], {3: 1, 4: 1, 5: 3}, width)
+    const painted = rows.map((r, i) => {
+      const cells = r.map((cell, k) => fit(cell, widths[k]!))
+      cells[0] = paintSeverity(groups[i]!.severity, cells[0]!, c)
+      return cells
+    })
+    out.push('', ...table(head.map((h) => c.bold(h)), painted, widths))
+  }
+  const ok = report.nodes.filter((n) => n.status === 'healthy').length
+  if (ok > 0) out.push('', `${c.green('✔')} ${ok} ${plural(ok, 'node')} OK`)
+  if (report.collectionErrors.length > 0) out.push('', ...collectionSection(report.collectionErrors, c, width))
+  if (report.findings.length > 0) {
+    out.push('', c.dim(wrap('Findings are grouped across nodes; -o wide lists them per node with evidence and remedies, -o json keeps every detail.', width)))
+  }
+  return finish(out)
+}
+
+/** `worker-1`, or `3 nodes: a, b, c`, or `412 nodes: a, b, c, …`. */
+export function nodeList(nodes: readonly string[], shown = 3): string {
+  if (nodes.length === 1) return nodes[0]!
+  return `${nodes.length} nodes: ${nodes.slice(0, shown).join(', ')}${nodes.length > shown ? ', …' : ''}`
 }
 
 /** Status label, then the counts; wrapped under the counts only when the width is too small for one line. */

@@ -72,6 +72,26 @@ describe('check / collect / analyze against live nodes', {skip: liveClusterSkipR
     assert.match(k.stderr, /missing-kubeconfig.*does not exist/)
   })
 
+  it('proxy diff, proxy render and trace take a NODE and read it live', async () => {
+    const diff = await c.cli(['proxy', 'diff', 'node-a', '-o', 'json'])
+    assert.equal(diff.exitCode, 1, diff.stderr)
+    assert.deepEqual((JSON.parse(diff.stdout) as Report).findings.map((f) => [f.id, f.subject.name]), [['IPT-003', deleted]])
+    const clean = await c.cli(['proxy', 'diff', 'node-b'])
+    assert.equal(clean.exitCode, 0, clean.stdout + clean.stderr)
+    const render = await c.cli(['proxy', 'render', 'node-b', '--format', 'save'])
+    assert.equal(render.exitCode, 0, render.stderr)
+    assert.match(render.stdout, /^-A KUBE-SERVICES -d 172\.30\.3\.1\/32 -p tcp -m comment --comment "default\/lb:http cluster IP"/m)
+    const trace = await c.cli(['trace', 'node-a', '--to', '172.30.3.1:80/tcp'])
+    assert.equal(trace.exitCode, 1, trace.stderr)
+    assert.match(trace.stdout, /differs:/)
+    const both = await c.cli(['proxy', 'diff', 'node-a', '--iptables-save', '/dev/null'])
+    assert.equal(both.exitCode, 2)
+    assert.match(both.stderr, /not both/)
+    const ipt = await c.cli(['iptables', 'show', 'node-b', '-o', 'json'])
+    assert.equal(ipt.exitCode, 0, ipt.stderr)
+    assert.match(ipt.stdout, /default\/lb:http/)
+  })
+
   it('show views read a node live: routes show NODE runs `ip route` on that node', async () => {
     const r = await c.cli(['routes', 'show', 'node-a', '-o', 'json'])
     assert.equal(r.exitCode, 0, r.stderr)

@@ -50,14 +50,13 @@ describe('iptables show (built CLI)', () => {
     assert.match(r2.stderr, /ipvs\.txt:1: this looks like `ipvsadm -ln` output, not iptables-save/)
   })
 
-  test('usage errors: a node without --from-file, nothing at all, a missing file', async () => {
-    const live = await runCli(['iptables', 'show', 'node-a'])
+  test('usage errors: a node without a kubeconfig, nothing at all, a missing file', async () => {
+    const live = await runCli(['iptables', 'show', 'node-a', '--kubeconfig', join(dir, 'no-kubeconfig')])
     assert.equal(live.exitCode, 2)
-    assert.match(live.stderr, /live collection from node node-a is not available yet/)
-    assert.match(live.stderr, /--from-file/)
+    assert.match(live.stderr, /no-kubeconfig \(from --kubeconfig\) does not exist/)
     const none = await runCli(['iptables', 'show'])
     assert.equal(none.exitCode, 2)
-    assert.match(none.stderr, /--from-file is required/)
+    assert.match(none.stderr, /give a NODE to read live, or --from-file FILE/)
     const missing = await runCli(['iptables', 'show', '--from-file', join(dir, 'nope.txt')])
     assert.equal(missing.exitCode, 2)
     assert.match(missing.stderr, /nope\.txt does not exist/)

@@ -1,11 +1,15 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags, reportFlags} from '../../cli/flags.js'
 import {parseInputFile} from '../../cli/input.js'
+import {liveShowFlags} from '../../cli/node-artifact.js'
+import {checkProxierForm, liveProxier} from '../../cli/proxy-live.js'
 import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
 import {diffRulesetAgainstDump} from '../../core/checks/iptables/diff.js'
 import {buildReport} from '../../core/model/report.js'
-import {parseIptablesSave} from '../../core/parse/iptables-save.js'
+import {type IptablesDump, parseIptablesSave} from '../../core/parse/iptables-save.js'
+import type {IptablesRuleset} from '../../core/proxier/iptables/ruleset.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
 import {formatKubeProxyVersion} from '../../core/proxier/config.js'
 import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
 import {UsageError} from '../../errors.js'
@@ -21,19 +25,29 @@ export default class ProxyDiff extends BaseCommand {
   static override examples = [
     'ssh worker-1 sudo iptables-save > worker-1.iptables\n<%= config.bin %> proxy diff --objects objs.yaml --node worker-1 --iptables-save worker-1.iptables',
     '<%= config.bin %> proxy diff --objects objs.yaml --node worker-1 --iptables-save dump.txt -o json',
+    '<%= config.bin %> proxy diff worker-1          # live: objects from the API, the dump over SSH',
   ]
+
+  static override args = {node: Args.string({ignoreStdin: true, description: 'Node to diff live (instead of --objects/--node/--iptables-save).'})}
 
   static override flags = {
     ...proxierFlags,
     mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables'], default: 'iptables'}),
-    'iptables-save': Flags.string({summary: 'The node\'s `iptables-save` (or `ip6tables-save`) output; - for stdin.', required: true}),
+    'iptables-save': Flags.string({summary: 'The node\'s `iptables-save` (or `ip6tables-save`) output; - for stdin.'}),
     ...reportFlags,
     ...commonFlags,
+    ...liveShowFlags,
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(ProxyDiff)
-    const dump = parseInputFile(flags['iptables-save'], (text) => parseIptablesSave(text))
+    const {args, flags} = await this.parse(ProxyDiff)
+    checkProxierForm(args.node, flags, '--iptables-save', flags['iptables-save'])
+    if (args.node !== undefined) {
+      const live = await liveProxier(args.node, flags)
+      const {ruleset} = generateIptablesRestore(live.render.input)
+      return this.emitDiff(ruleset, live.dump, live.render, flags, live.context)
+    }
+    const dump = parseInputFile(flags['iptables-save']!, (text) => parseIptablesSave(text))
     const family = flags['ip-family'] as 'ipv4' | 'ipv6' | undefined
     if (family && dump.familySource === 'header' && dump.family !== family) {
       throw new UsageError(`--ip-family ${family} but ${flags['iptables-save']} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`)
@@ -45,6 +59,10 @@ export default class ProxyDiff extends BaseCommand {
     if (flags.verbose) this.note(describeRender(render))
     if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
     const {ruleset} = generateIptablesRestore(render.input)
+    this.emitDiff(ruleset, dump, render, flags)
+  }
+
+  private emitDiff(ruleset: IptablesRuleset, dump: IptablesDump, render: RenderInput, flags: Parameters<BaseCommand['emitReport']>[1], context?: string): void {
     const node = render.node.metadata.name
     const outcome = diffRulesetAgainstDump(ruleset, dump, node)
     const report = buildReport({
@@ -52,6 +70,7 @@ export default class ProxyDiff extends BaseCommand {
         generatedAt: new Date().toISOString(),
         tool: {name: 'node-doctor', version: this.config.version},
         command: ['proxy', 'diff', ...this.argv].join(' '),
+        ...(context ? {context} : {}),
         annotations: {
           kubeProxyVersion: formatKubeProxyVersion(render.version),
           kubeProxyVersionSource: render.versionSource,

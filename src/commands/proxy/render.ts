@@ -1,7 +1,9 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags} from '../../cli/flags.js'
+import {liveShowFlags} from '../../cli/node-artifact.js'
 import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
+import {checkProxierForm, liveProxier} from '../../cli/proxy-live.js'
 import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
 import {serializeSave} from '../../core/proxier/iptables/save.js'
 
@@ -18,16 +20,20 @@ export default class ProxyRender extends BaseCommand {
     '<%= config.bin %> proxy render --objects objs.yaml --node worker-1 --kube-proxy-version v1.30 --ip-family ipv6 --format save',
   ]
 
+  static override args = {node: Args.string({ignoreStdin: true, description: 'Node to render for live: objects from the API, runtime facts from the node (instead of --objects/--node).'})}
+
   static override flags = {
     ...proxierFlags,
     mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables'], default: 'iptables'}),
     format: Flags.string({summary: 'restore: the exact iptables-restore input; save: the resulting iptables-save view.', options: ['restore', 'save'], default: 'restore'}),
     ...commonFlags,
+    ...liveShowFlags,
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(ProxyRender)
-    const render = resolveProxierInput(flags)
+    const {args, flags} = await this.parse(ProxyRender)
+    checkProxierForm(args.node, flags, '', undefined)
+    const render = args.node !== undefined ? (await liveProxier(args.node, flags)).render : resolveProxierInput(flags)
     if (flags.verbose) this.note(describeRender(render))
     if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
     const out = generateIptablesRestore(render.input)

@@ -112,7 +112,12 @@ export interface Report {
   results: CheckResult[]
   findings: Finding[]
   collectionErrors: CollectionError[]
+  /** Findings a baseline file suppressed (src/core/baseline.ts), with the entry's reason; absent when none was given. */
+  suppressed?: SuppressedFinding[]
 }
+
+/** A finding hidden by a baseline entry: kept for the record, never counted or failing. */
+export type SuppressedFinding = Finding & {reason: string}
 
 export interface ReportInput {
   metadata: ReportMetadata

@@ -3,11 +3,11 @@
 import {parse as parseYaml} from 'yaml'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
-import {parseIptablesSave} from '../../parse/iptables-save.js'
+import {type IptablesDump, parseIptablesSave} from '../../parse/iptables-save.js'
 import type {RuntimeFacts} from '../../proxier/config.js'
 import {generateIptablesRestore} from '../../proxier/iptables/generate.js'
 import type {LoadedObjects} from '../../proxier/objects.js'
-import {buildRenderInput, kubeProxyConfigText} from '../../proxier/render-input.js'
+import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../proxier/render-input.js'
 import type {CheckContext, CheckOutcome} from '../types.js'
 import {diffRulesetAgainstDump, type IptablesDiffOutcome} from './diff.js'
 
@@ -66,7 +66,11 @@ export function runtimeFacts(node: NodeSnapshot, dumpText: string): Omit<Runtime
   return facts
 }
 
-function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot): LiveDiff {
+/** What the proxier needs for one node from its snapshots: the render input and the node's parsed dump. */
+export type LiveProxierInput = {ok: true; render: RenderInput; dump: IptablesDump; dumpText: string} | {ok: false; reason: string}
+
+/** Builds the proxier input for a node from snapshots; a reason instead when the iptables diff does not apply. */
+export function liveProxierInput(cluster: ClusterSnapshot, node: NodeSnapshot): LiveProxierInput {
   const dumpText = artifactText(node, 'iptables-save')
   if (dumpText === undefined) return {ok: false, reason: 'missing input: iptables-save'}
   const objects = objectsOf(cluster)
@@ -90,14 +94,19 @@ function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot): LiveDiff
   } catch (err) {
     return {ok: false, reason: `the node's iptables-save could not be parsed: ${(err as Error).message}`}
   }
-  let render
   try {
-    render = buildRenderInput(objects, {nodeName: node.node, ...(config ? {kubeProxyConfig: config} : {}), facts: {...runtimeFacts(node, dumpText), family: 'ipv4'}})
+    const render = buildRenderInput(objects, {nodeName: node.node, ...(config ? {kubeProxyConfig: config} : {}), facts: {...runtimeFacts(node, dumpText), family: 'ipv4'}})
+    return {ok: true, render, dump, dumpText}
   } catch (err) {
     return {ok: false, reason: `cannot regenerate kube-proxy's rules: ${(err as Error).message}`}
   }
-  const {ruleset} = generateIptablesRestore(render.input)
-  return {ok: true, outcome: diffRulesetAgainstDump(ruleset, dump, node.node)}
+}
+
+function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot): LiveDiff {
+  const input = liveProxierInput(cluster, node)
+  if (!input.ok) return input
+  const {ruleset} = generateIptablesRestore(input.render.input)
+  return {ok: true, outcome: diffRulesetAgainstDump(ruleset, input.dump, node.node)}
 }
 
 /** Memoised per (cluster, node) snapshot pair: the eight IPT checks share one diff. */

@@ -87,6 +87,15 @@ function localDetectorArgs(options: ProxierOptions): {ifLocal: string[]; ifNotLo
   }
 }
 
+/**
+ * The same string, stored flat. V8 keeps `a + b` and template results as ropes, and chain names are hashed and
+ * compared in maps ~10 times each downstream (save form, views, diff): flat names make that markedly cheaper at
+ * 100k chains, and take less memory than a rope flattened later. Array.join builds a flat string.
+ */
+function flat(s: string): string {
+  return s.length < 2 ? s : [s.slice(0, 1), s.slice(1)].join('')
+}
+
 class TableBuilder {
   readonly table: IptablesTable
   constructor(name: IptablesTableName) {
@@ -133,7 +142,6 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     filter.rule(KUBE_FIREWALL, ['-m', 'comment', '--comment', 'block incoming localnet connections', '-d', '127.0.0.0/8', '!', '-s', '127.0.0.0/8', '-m', 'conntrack', '!', '--ctstate', 'RELATED,ESTABLISHED,DNAT', '-j', 'DROP'])
   }
 
-  const activeNatChains = new Set<string>()
   let totalEndpoints = 0
   for (const sp of servicePorts) totalEndpoints += endpointsMap.get(sp.key)?.length ?? 0
   const largeClusterMode = totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD
@@ -145,12 +153,12 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     const cat = categorizeEndpoints(endpointsMap.get(sp.key) ?? [], sp, {nodeName: o.nodeName, ...(o.zone !== undefined ? {zone: o.zone} : {}), featureGates: gates})
     const {clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints: hasEndpoints} = cat
 
-    // servicePortChainName for SVC/SVL/EXT/FW: one hash, shared by the four names.
+    // servicePortChainName for SVC/SVL/EXT/FW: one hash, shared by the four names (built flat, see flat()).
     const hash = portProtoHash(spn, proto)
-    const svcChain = `KUBE-SVC-${hash}`
-    const svlChain = `KUBE-SVL-${hash}`
-    const extChain = `KUBE-EXT-${hash}`
-    const fwChain = `KUBE-FW-${hash}`
+    const svcChain = ['KUBE-SVC-', hash].join('')
+    const svlChain = ['KUBE-SVL-', hash].join('')
+    const extChain = ['KUBE-EXT-', hash].join('')
+    const fwChain = ['KUBE-FW-', hash].join('')
     const usesClusterChain = clusterEndpoints.length > 0 && usesClusterEndpoints(sp)
     const usesLocalChain = localEndpoints.length > 0 && usesLocalEndpoints(sp)
 
@@ -193,7 +201,7 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     const sepNames = new Map<string, string>()
     const sepName = (ep: EndpointInfo): string => {
       let n = sepNames.get(ep.endpoint)
-      if (n === undefined) sepNames.set(ep.endpoint, (n = endpointChainName(spn, proto, ep.endpoint)))
+      if (n === undefined) sepNames.set(ep.endpoint, (n = flat(endpointChainName(spn, proto, ep.endpoint))))
       return n
     }
     const natRule = (chain: string, args: string[]): void => nat.rule(chain, args, spn)
@@ -245,7 +253,6 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
 
     if (usesExtChain) {
       nat.chain(extChain)
-      activeNatChains.add(extChain)
       if (!sp.externalPolicyLocal) {
         natRule(extChain, ['-m', 'comment', '--comment', `masquerade traffic for ${spn} external destinations`, '-j', KUBE_MARK_MASQ])
       } else {
@@ -258,7 +265,6 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
 
     if (usesFWChain) {
       nat.chain(fwChain)
-      activeNatChains.add(fwChain)
       const head = ['-m', 'comment', '--comment', `${spn} loadbalancer IP`]
       let allowFromNode = false
       for (const range of sp.loadBalancerSourceRanges) {
@@ -272,12 +278,10 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
 
     if (usesClusterChain) {
       nat.chain(svcChain)
-      activeNatChains.add(svcChain)
       writeServiceToEndpointRules(natRule, sp, svcChain, clusterEndpoints, largeClusterMode, sepName)
     }
     if (usesLocalChain) {
       nat.chain(svlChain)
-      activeNatChains.add(svlChain)
       writeServiceToEndpointRules(natRule, sp, svlChain, localEndpoints, largeClusterMode, sepName)
     }
 
@@ -285,7 +289,6 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     for (const ep of allReachableEndpoints) {
       const sepChain = sepName(ep)
       nat.chain(sepChain)
-      activeNatChains.add(sepChain)
       natRule(sepChain, largeClusterMode ? ['-s', ep.ip, '-j', KUBE_MARK_MASQ] : ['-m', 'comment', '--comment', spn, '-s', ep.ip, '-j', KUBE_MARK_MASQ])
       const dnat = ['-m', proto, '-p', proto, '-j', 'DNAT', '--to-destination', ep.endpoint]
       const affinity = sp.sessionAffinityClientIP ? ['-m', 'recent', '--name', sepChain, '--set'] : []
@@ -297,7 +300,10 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
 
   // Stale service chains found in the nat table are declared (flushed) and deleted. In large-cluster mode kube-proxy
   // does this at most once per syncPeriod; a rendered full sync assumes it is due.
-  const stale = [...new Set(o.existingNatChains ?? [])].filter((c) => isServiceChainName(c) && !activeNatChains.has(c)).sort()
+  // The nat chains declared so far are the fixed ones and the active service chains.
+  const existing = o.existingNatChains ?? []
+  const activeNatChains = existing.length > 0 ? new Set(nat.table.chains) : new Set<string>()
+  const stale = [...new Set(existing)].filter((c) => isServiceChainName(c) && !activeNatChains.has(c)).sort()
   for (const c of stale) nat.chain(c)
   nat.table.deletedChains = stale
   nat.table.deletedChainsAt = nat.table.rules.length
