@@ -39,11 +39,12 @@ const options: ProxierOptions = {
   nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
   featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
 }
-// The node's dump, prepared outside the timed part.
+// The node's dump, prepared outside the timed part. Joined into one flat string, as a dump read from a file or a
+// command's output is (`a + b` would leave a rope that the parser's first indexOf flattens, inside the timing).
 const nodeDump = (() => {
   const text = serializeSave(generateIptablesRestore({services: objects.services, endpointSlices: objects.endpointSlices, options}).ruleset)
   const i = text.indexOf('-A KUBE-SERVICES ')
-  return text.slice(0, i) + text.slice(text.indexOf('\n', i) + 1)
+  return [text.slice(0, i), text.slice(text.indexOf('\n', i) + 1)].join('')
 })()
 console.log(`dump_size: ${(nodeDump.length / 1e6).toFixed(1)} MB`)
 

@@ -27,7 +27,7 @@ if (files.length === 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '2'
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...passThrough, ...files],
+  ['--import', 'tsx', '--import', './test/support/fast-check-setup.ts', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...passThrough, ...files],
   {stdio: 'inherit'},
 )
 process.exit(res.status ?? 1)

@@ -20,12 +20,13 @@ const EVIDENCE_LINES = 20
 
 /** Inline text safe in a paragraph or a table cell: HTML and Markdown punctuation escaped, `|` as an entity. */
 export function md(text: string): string {
+  // Markdown punctuation first, so the `#` of the entities below is not escaped again.
   return text
+    .replace(/([\\`*_[\]{}#+!~])/g, '\\$1')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/\|/g, '&#124;')
-    .replace(/([\\`*_[\]{}#+!~])/g, '\\$1')
     .replace(/\r?\n/g, '<br>')
 }
 

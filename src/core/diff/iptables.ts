@@ -132,30 +132,41 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
     const exp = expected.get(table) ?? new Map<string, string[]>()
     const act = actual.get(table) ?? new Map<string, string[]>()
 
-    for (const [chain, expRules] of exp) {
-      if (!isOwnedChain(table, chain)) continue
+    // forEach over the chain maps: no entry array per chain (for…of allocates them until optimised).
+    let found = 0
+    exp.forEach((expRules, chain) => {
+      if (!isOwnedChain(table, chain)) return
       const actRules = act.get(chain)
       if (actRules === undefined) {
         out.push(withGroup({kind: 'missing-chain', table, chain, expectedRules: [...expRules]}, groupOf(chain, expRules)))
-        continue
+        return
       }
-      if (sameRules(expRules, actRules)) continue
+      found++
+      if (sameRules(expRules, actRules)) return
       if (UNORDERED[table]?.has(chain)) diffUnordered(out, table, chain, expRules, actRules, groupOf)
       else diffOrdered(out, table, chain, expRules, actRules, groupOf(chain, expRules))
-    }
+    })
 
-    for (const [chain, actRules] of act) {
-      if (!isOwnedChain(table, chain) || exp.has(chain)) continue
-      out.push(withGroup({kind: 'stale-chain', table, chain, actualRules: [...actRules]}, groupOf(chain, actRules)))
+    // Stale chains: owned actual chains beyond the `found` ones that are also expected (checked only if any).
+    let owned = 0
+    act.forEach((_, chain) => {
+      if (isOwnedChain(table, chain)) owned++
+    })
+    if (owned > found) {
+      for (const [chain, actRules] of act) {
+        if (!isOwnedChain(table, chain) || exp.has(chain)) continue
+        out.push(withGroup({kind: 'stale-chain', table, chain, actualRules: [...actRules]}, groupOf(chain, actRules)))
+      }
     }
 
     // Jumps into KUBE-* chains that do not exist: traffic hitting them is dropped by iptables with an error.
     // Only jumps into KUBE-* matter: the target's first characters are checked before it is sliced out, and a
     // target just found defined (KUBE-MARK-MASQ, mostly) is recognised in place without a lookup.
     let defined = ''
-    for (const [chain, actRules] of act) {
-      if (!isOwnedChain(table, chain)) continue
-      for (const rule of actRules) {
+    act.forEach((actRules, chain) => {
+      if (!isOwnedChain(table, chain)) return
+      for (let i = 0; i < actRules.length; i++) {
+        const rule = actRules[i]!
         const at = targetIndex(rule)
         if (at < 0 || !rule.startsWith('KUBE-', at)) continue
         const end = rule.indexOf(' ', at)
@@ -165,7 +176,7 @@ export function diffIptables(expected: IptablesView, actual: IptablesView, optio
         if (act.has(target) || BUILTIN_KUBE_TARGETS.has(target)) defined = target
         else out.push(withGroup({kind: 'undefined-jump', table, chain, rule, target}, groupOf(chain, [rule])))
       }
-    }
+    })
   }
 
   for (const jump of options.requiredJumps ?? []) {

@@ -59,6 +59,9 @@ interface Plan {
 }
 
 interface Node {
+  /** The first child, checked before the map: most nodes have one child, and the keys are mostly the same objects. */
+  key1: string | undefined
+  child1: Node | undefined
   next: Map<string, Node> | undefined
   /** undefined: not derived yet; null: no safe plan, use canonicalizeRule. */
   plan: Plan | null | undefined
@@ -122,7 +125,7 @@ function isBareValue(v: string): boolean {
 /** Caches canonical save-form rule text per rule shape for one address family. */
 export class CanonicalRuleCache {
   readonly #family: IpFamily
-  readonly #root: Node = {next: undefined, plan: undefined}
+  readonly #root: Node = newNode()
   #shapes = 0
   #unplanned = 0
   /** Scratch: transformed slot values and their kinds for the rule being formatted. */
@@ -154,7 +157,7 @@ export class CanonicalRuleCache {
     for (let i = 0; i < n; i++) {
       const t = args[i] as string
       let key = t
-      const kind = SLOT_OPTIONS.get(t)
+      const kind = t.charCodeAt(0) === 45 ? SLOT_OPTIONS.get(t) : undefined
       if (kind !== undefined && i + 1 < n) {
         // The option itself is a literal edge; its value a slot edge when the transform covers it.
         node = this.#child(node, t, growing)
@@ -183,7 +186,6 @@ export class CanonicalRuleCache {
       plan = node.plan = this.#derive(args)
       this.#shapes++
       if (plan === null) this.#unplanned++
-      if (plan === null && process.env.DBG) console.error("UNPLANNED", this.#family, args.join(" "))
     }
     if (plan === null) return this.#direct(args)
     return this.#apply(plan, vals)
@@ -195,6 +197,12 @@ export class CanonicalRuleCache {
 
   // Returns undefined (as Node) only when the shape is unknown and no more shapes may be added.
   #child(node: Node, key: string, grow: boolean): Node {
+    if (node.key1 === key) return node.child1 as Node
+    if (node.key1 === undefined) {
+      if (!grow) return undefined as unknown as Node
+      node.key1 = key
+      return (node.child1 = newNode())
+    }
     let next = node.next
     if (next === undefined) {
       if (!grow) return undefined as unknown as Node
@@ -203,7 +211,7 @@ export class CanonicalRuleCache {
     let child = next.get(key)
     if (child === undefined) {
       if (!grow) return undefined as unknown as Node
-      child = {next: undefined, plan: undefined}
+      child = newNode()
       next.set(key, child)
     }
     return child
@@ -410,6 +418,10 @@ export class CanonicalRuleCache {
         return `KUBE-SENTINEL-${id}`
     }
   }
+}
+
+function newNode(): Node {
+  return {key1: undefined, child1: undefined, next: undefined, plan: undefined}
 }
 
 function samePlan(a: Plan, b: Plan): boolean {

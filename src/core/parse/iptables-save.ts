@@ -333,8 +333,9 @@ export function parseIptablesSave(text: string, options: ParseIptablesSaveOption
     if (end === -1) end = n
     lineNo++
     let lineEnd = end
+    // Every trailing CR goes (a line may end in CR CR LF after editors mix endings), so formatting is a fixed point.
     if (lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13) {
-      lineEnd--
+      while (lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13) lineEnd--
       sawCrlf = true
     } else if (end < n) sawLf = true
     if (nextQuote !== -1 && nextQuote < pos) nextQuote = text.indexOf('"', pos)

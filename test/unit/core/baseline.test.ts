@@ -47,7 +47,7 @@ describe('parseBaseline', () => {
     ['a non-list', 'ignore: yes\n', /expected a list/, 1],
     ['an unknown top-level key', 'ignored:\n  - id: A\n', /unknown top-level key "ignored"/, 1],
     ['a nested value', '- id: A\n  reason:\n    - r\n', /"reason" must be a string/, 3],
-    ['broken YAML', '- id: A\n  reason: "r\n', /invalid YAML/, 2],
+    ['broken YAML', '- id: A\n  reason: r\n  - id: B\n', /invalid YAML/, 3],
   ]
   for (const [what, text, message, line] of bad) {
     it(`rejects ${what} with its line`, () => {

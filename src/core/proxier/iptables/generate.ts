@@ -352,6 +352,11 @@ function restoreOutput(ruleset: IptablesRuleset): IptablesOutput {
   return out
 }
 
+/** The `SPN -> EP` comment, built flat (see flat()): one per endpoint rule, and quoted later when saved. */
+function endpointComment(sp: ServicePortInfo, ep: EndpointInfo): string {
+  return [sp.name, ' -> ', ep.endpoint].join('')
+}
+
 function writeServiceToEndpointRules(
   natRule: (chain: string, args: string[]) => void,
   sp: ServicePortInfo,
@@ -366,7 +371,7 @@ function writeServiceToEndpointRules(
     for (const ep of endpoints) {
       const sep = sepName(ep)
       const rest = ['-m', 'recent', '--name', sep, '--rcheck', '--seconds', seconds, '--reap', '-j', sep]
-      natRule(chain, largeClusterMode ? rest : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`, ...rest])
+      natRule(chain, largeClusterMode ? rest : ['-m', 'comment', '--comment', endpointComment(sp, ep), ...rest])
     }
   }
   const n = endpoints.length
@@ -378,8 +383,8 @@ function writeServiceToEndpointRules(
       const p = computeProbability(n - i)
       args = largeClusterMode
         ? ['-m', 'statistic', '--mode', 'random', '--probability', p, '-j', sep]
-        : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`, '-m', 'statistic', '--mode', 'random', '--probability', p, '-j', sep]
-    } else args = largeClusterMode ? ['-j', sep] : ['-m', 'comment', '--comment', `${sp.name} -> ${ep.endpoint}`, '-j', sep]
+        : ['-m', 'comment', '--comment', endpointComment(sp, ep), '-m', 'statistic', '--mode', 'random', '--probability', p, '-j', sep]
+    } else args = largeClusterMode ? ['-j', sep] : ['-m', 'comment', '--comment', endpointComment(sp, ep), '-j', sep]
     natRule(chain, args)
   }
 }

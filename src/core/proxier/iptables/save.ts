@@ -27,38 +27,58 @@ export type SavedTable = Map<string, string[]>
 export function savedState(ruleset: IptablesRuleset, jumps: readonly BuiltinJump[] = builtinJumps()): Map<'filter' | 'nat' | 'mangle', SavedTable> {
   const canonical = new CanonicalRuleCache(ruleset.family)
   const out = new Map<'filter' | 'nat' | 'mangle', SavedTable>()
+  const ensured = ensuredChains()
+  const inChainOrder = builtinJumpsInChainOrder(jumps)
   for (const tableName of ['filter', 'nat', 'mangle'] as const) {
-    const userChains = new Set<string>()
-    const rules = new Map<string, string[]>()
-    if (tableName !== 'mangle') {
-      const table = rulesetTable(ruleset, tableName)
+    const table = tableName === 'mangle' ? undefined : rulesetTable(ruleset, tableName)
+    // The user chains: declared and not deleted, ensured, jumped to from built-in chains; sorted, then deduplicated
+    // (no set: at 100k chains, every hash-map pass over the names costs more than the sort).
+    const names: string[] = []
+    if (table) {
       const deleted = new Set(table.deletedChains)
-      for (const c of table.chains) if (!deleted.has(c)) userChains.add(c)
-      // Rules of one chain mostly come in runs: look the list up only when the chain changes.
-      let chain: string | undefined
-      let list: string[] = []
-      for (const r of table.rules) {
-        if (r.chain !== chain) {
-          chain = r.chain
-          let l = rules.get(chain)
-          if (!l) rules.set(chain, (l = []))
-          list = l
-        }
-        list.push(canonical.format(r.args))
+      const declared = table.chains
+      for (let i = 0; i < declared.length; i++) {
+        const c = declared[i]!
+        if (deleted.size === 0 || !deleted.has(c)) names.push(c)
       }
     }
-    for (const e of ensuredChains()) if (e.table === tableName) userChains.add(e.chain)
-    const builtinRules = new Map<string, string[]>()
-    for (const j of builtinJumpsInChainOrder(jumps)) {
-      if (j.table !== tableName) continue
-      userChains.add(j.target)
-      let list = builtinRules.get(j.chain)
-      if (!list) builtinRules.set(j.chain, (list = []))
-      list.push(canonical.format(j.args))
-    }
+    for (const e of ensured) if (e.table === tableName) names.push(e.chain)
+    for (const j of inChainOrder) if (j.table === tableName) names.push(j.target)
+    names.sort()
+    // Built-in chains first (their jumps are filled in after the rules, as before), then the user chains, each with
+    // a list its rules are added to. A user chain named like a built-in one replaces the jumps, in place.
+    const builtins = BUILTIN_CHAINS[tableName]
+    const builtinLists = builtins.map(() => [] as string[])
     const saved: SavedTable = new Map()
-    for (const c of BUILTIN_CHAINS[tableName]) saved.set(c, builtinRules.get(c) ?? [])
-    for (const c of [...userChains].sort()) saved.set(c, rules.get(c) ?? [])
+    for (let i = 0; i < builtins.length; i++) saved.set(builtins[i]!, builtinLists[i]!)
+    for (let i = 0; i < names.length; i++) {
+      const c = names[i]!
+      if (i === 0 || c !== names[i - 1]) saved.set(c, [])
+    }
+    if (table) {
+      // Rules of one chain mostly come in runs: look the list up only when the chain changes. Rules of chains that
+      // are not saved (deleted, never declared, built-in) are still canonicalised, for the same errors.
+      let chain: string | undefined
+      let list: string[] | undefined
+      const rules = table.rules
+      for (let i = 0; i < rules.length; i++) {
+        const r = rules[i]!
+        if (r.chain !== chain) {
+          chain = r.chain
+          list = saved.get(chain)
+          // A built-in chain's own list holds only kube-proxy's jumps.
+          if (list !== undefined && builtinLists.includes(list)) list = undefined
+        }
+        const text = canonical.format(r.args)
+        if (list !== undefined) list.push(text)
+      }
+    }
+    for (const j of inChainOrder) {
+      if (j.table !== tableName) continue
+      const k = builtins.indexOf(j.chain)
+      const text = canonical.format(j.args)
+      if (k >= 0) builtinLists[k]!.push(text)
+    }
     out.set(tableName, saved)
   }
   return out
@@ -70,8 +90,11 @@ export function serializeSave(ruleset: IptablesRuleset, jumps: readonly BuiltinJ
   for (const [tableName, table] of savedState(ruleset, jumps)) {
     parts.push(`*${tableName}\n`)
     const builtins = new Set(BUILTIN_CHAINS[tableName])
-    for (const chain of table.keys()) parts.push(builtins.has(chain) ? `:${chain} ACCEPT [0:0]\n` : `:${chain} - [0:0]\n`)
-    for (const [chain, rules] of table) for (const r of rules) parts.push(`-A ${chain} ${r}\n`)
+    // Pieces rather than per-line templates: one join builds the text, without a rope per line.
+    for (const chain of table.keys()) parts.push(':', chain, builtins.has(chain) ? ' ACCEPT [0:0]\n' : ' - [0:0]\n')
+    table.forEach((rules, chain) => {
+      for (let i = 0; i < rules.length; i++) parts.push('-A ', chain, ' ', rules[i]!, '\n')
+    })
     parts.push('COMMIT\n')
   }
   return parts.join('')
