@@ -62,3 +62,45 @@ export function parseArtifact<T>(a: ArtifactText, parse: (text: string) => T): T
     throw err
   }
 }
+
+export interface LiveNodeInputs {
+  /** Artifacts that were collected, as named texts (`NODE:command`). */
+  texts: Array<{name: string; text: string}>
+  /** Why the others could not be read. */
+  missing: string[]
+  client: KubeClusterClient
+}
+
+/**
+ * Collects several artifacts from `node` over one connection; a missing optional artifact is reported in `missing`
+ * instead of failing. The API client is returned so callers can add what only the API has (configz, ConfigMaps).
+ */
+export async function readNodeArtifacts(node: string, ids: readonly string[], flags: Partial<LiveFlags>): Promise<LiveNodeInputs> {
+  const items = ids.map((id) => COLLECTION_PLAN.find((p) => p.id === id) ?? (() => {
+    throw new BugError(`no collection plan item "${id}"`)
+  })())
+  const full: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP', ...flags}
+  const access = loadKubeConfig(full)
+  const client = new KubeClusterClient(access)
+  const nodeObject = await client.getNode(node)
+  if (!nodeObject) throw new UsageError(`nodes "${node}" not found`, "List nodes with 'kubectl get nodes'.")
+  const {connect, close} = transportFactory(full, (m) => process.stderr.write(`${m}\n`), access)
+  try {
+    const transport = await connect(nodeObject)
+    try {
+      const snap = await collectNode(transport, {plan: items, timeoutMs: parseDuration(full.timeout, 'timeout'), sudo: Boolean(full.sudo), now: () => new Date()})
+      const texts: Array<{name: string; text: string}> = []
+      const missing: string[] = []
+      for (const item of items) {
+        const a = snap.artifacts[item.id]!
+        if (a.error !== undefined) missing.push(`${item.description} (${a.source}): ${a.error}`)
+        else texts.push({name: `${node}:${a.source}`, text: a.content})
+      }
+      return {texts, missing, client}
+    } finally {
+      await transport.close()
+    }
+  } finally {
+    await close()
+  }
+}

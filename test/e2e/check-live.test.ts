@@ -92,6 +92,17 @@ describe('check / collect / analyze against live nodes', {skip: liveClusterSkipR
     assert.match(ipt.stdout, /default\/lb:http/)
   })
 
+  it('kubelet show and kube-proxy show read a node live', async () => {
+    const kp = await c.cli(['kube-proxy', 'show', 'node-a', '-o', 'json'])
+    assert.equal(kp.exitCode, 0, kp.stderr)
+    assert.match(kp.stdout, /"clusterCIDR"/)
+    assert.match(kp.stdout, /10\.0\.0\.0\/8/)
+    const kl = await c.cli(['kubelet', 'show', 'node-a', '-o', 'json'])
+    // The namespace "node" has no kubelet files: only the API's /configz answers, which the fake serves.
+    assert.equal(kl.exitCode, 0, kl.stderr)
+    assert.match(kl.stderr, /\/var\/lib\/kubelet\/config\.yaml does not exist on the node/)
+  })
+
   it('show views read a node live: routes show NODE runs `ip route` on that node', async () => {
     const r = await c.cli(['routes', 'show', 'node-a', '-o', 'json'])
     assert.equal(r.exitCode, 0, r.stderr)

@@ -3,6 +3,8 @@ import {showKubeProxy} from '../../app/kube-proxy-show.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags} from '../../cli/flags.js'
 import {readInputFile} from '../../cli/input.js'
+import {ArtifactUnavailableError, liveShowFlags, readNodeArtifacts} from '../../cli/node-artifact.js'
+import {isKubeProxyPod} from '../../app/read-cluster.js'
 import {UsageError} from '../../errors.js'
 import {renderKubeProxyShow} from '../../render/kube-proxy-show.js'
 import {SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
@@ -26,7 +28,7 @@ export default class KubeProxyShow extends BaseCommand {
   ]
 
   static override args = {
-    node: Args.string({ignoreStdin: true, description: 'Node name (live collection is not available yet; use --from-file).', required: false}),
+    node: Args.string({ignoreStdin: true, description: 'Node to read live (ConfigMap and pod from the API, mode and metrics from the node); with --from-file, only a label.', required: false}),
   }
 
   static override flags = {
@@ -35,18 +37,33 @@ export default class KubeProxyShow extends BaseCommand {
     all: Flags.boolean({summary: 'Also list defaults that are not among the highlighted settings.'}),
     output: Flags.string({char: 'o', summary: 'Output format.', options: [...SHOW_FORMATS], default: 'table'}),
     ...commonFlags,
+    ...liveShowFlags,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(KubeProxyShow)
     const files = flags['from-file'] ?? []
-    if (files.length === 0) {
-      if (args.node !== undefined) {
-        throw new UsageError(`live collection from node ${args.node} is not available yet`, 'Save the kube-proxy ConfigMap (and optionally its DaemonSet) and pass them with --from-file.')
+    let texts: Array<{name: string; text: string}>
+    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
+    else if (args.node !== undefined) {
+      // Live: the ConfigMap and the node's kube-proxy pod from the API; the running mode and metrics from the node.
+      const live = await readNodeArtifacts(args.node, ['proxy-mode', 'kube-proxy-metrics'], flags)
+      for (const m of live.missing) if (!flags.quiet) this.note(`note: ${args.node}: ${m}`)
+      texts = []
+      for (const name of ['kube-proxy', 'kube-proxy-config']) {
+        const cm = await live.client.getConfigMap('kube-system', name)
+        if (cm) {
+          texts.push({name: `configmaps/${name} -n kube-system`, text: JSON.stringify(cm)})
+          break
+        }
       }
-      throw new UsageError('no input given', 'Pass --from-file FILE, e.g. the output of `kubectl get cm -n kube-system kube-proxy -o yaml`.')
+      const pod = (await live.client.listPods({namespace: 'kube-system', nodeName: args.node})).find((p) => isKubeProxyPod(p))
+      if (pod) texts.push({name: `pods/${pod.metadata.name} -n kube-system`, text: JSON.stringify(pod)})
+      texts.push(...live.texts)
+      if (texts.length === 0) throw new ArtifactUnavailableError(`no kube-proxy ConfigMap, pod or endpoint could be read for node ${args.node}`)
+    } else {
+      throw new UsageError('no input given', 'Give a NODE to read live, or pass --from-file FILE, e.g. the output of `kubectl get cm -n kube-system kube-proxy -o yaml`.')
     }
-    const texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
     const result = showKubeProxy(texts, {
       ...(args.node === undefined ? {} : {node: args.node}),
       ...(flags['kube-proxy-version'] === undefined ? {} : {version: flags['kube-proxy-version']}),

@@ -3,6 +3,7 @@ import {showKubelet} from '../../app/kubelet-show.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags} from '../../cli/flags.js'
 import {readInputFile} from '../../cli/input.js'
+import {ArtifactUnavailableError, liveShowFlags, readNodeArtifacts} from '../../cli/node-artifact.js'
 import {UsageError} from '../../errors.js'
 import {renderKubeletShow, SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
 
@@ -26,7 +27,7 @@ export default class KubeletShow extends BaseCommand {
   ]
 
   static override args = {
-    node: Args.string({ignoreStdin: true, description: 'Node name (live collection is not available yet; use --from-file).', required: false}),
+    node: Args.string({ignoreStdin: true, description: 'Node to read live (its files over SSH, its running config through the API); with --from-file, only a label.', required: false}),
   }
 
   static override flags = {
@@ -35,18 +36,28 @@ export default class KubeletShow extends BaseCommand {
     all: Flags.boolean({summary: 'Also list defaults that are not among the highlighted settings.'}),
     output: Flags.string({char: 'o', summary: 'Output format.', options: [...SHOW_FORMATS], default: 'table'}),
     ...commonFlags,
+    ...liveShowFlags,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(KubeletShow)
     const files = flags['from-file'] ?? []
-    if (files.length === 0) {
-      if (args.node !== undefined) {
-        throw new UsageError(`live collection from node ${args.node} is not available yet`, 'Collect the files on the node and pass them with --from-file.')
+    let texts: Array<{name: string; text: string}>
+    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
+    else if (args.node !== undefined) {
+      // Live: the node's files over the transport, and the running config through the API's nodes/proxy.
+      const live = await readNodeArtifacts(args.node, ['kubelet-config', 'kubelet-unit', 'kubeadm-flags'], flags)
+      texts = live.texts
+      for (const m of live.missing) if (!flags.quiet) this.note(`note: ${args.node}: ${m}`)
+      try {
+        texts.push({name: `${args.node}:/configz`, text: await live.client.getNodeConfigz(args.node)})
+      } catch (err) {
+        if (!flags.quiet) this.note(`note: ${args.node}: running config (/configz) not read: ${(err as Error).message}`)
       }
-      throw new UsageError('no input given', 'Pass --from-file FILE (repeatable), e.g. /var/lib/kubelet/config.yaml and `systemctl cat kubelet` output.')
+      if (texts.length === 0) throw new ArtifactUnavailableError(`nothing could be read from node ${args.node}`)
+    } else {
+      throw new UsageError('no input given', 'Give a NODE to read live, or pass --from-file FILE (repeatable), e.g. /var/lib/kubelet/config.yaml and `systemctl cat kubelet` output.')
     }
-    const texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
     const result = showKubelet(texts, {
       ...(args.node === undefined ? {} : {node: args.node}),
       ...(flags['kubelet-version'] === undefined ? {} : {version: flags['kubelet-version']}),

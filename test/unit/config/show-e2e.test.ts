@@ -36,11 +36,13 @@ describe('kubectl node-doctor kubelet show', {skip: built ? false : 'not built: 
     assert.equal(r.stdout, '')
   })
 
-  it('exits 2 when a node is named without files (live collection is not available yet)', async () => {
-    const r = await runCli(['kubelet', 'show', 'worker-1'])
+  it('exits 2 when a node is named but no kubeconfig can be found, and when given nothing', async () => {
+    const r = await runCli(['kubelet', 'show', 'worker-1', '--kubeconfig', '/nonexistent/kubeconfig'])
     assert.equal(r.exitCode, 2)
-    assert.match(r.stderr, /live collection from node worker-1 is not available yet/)
-    assert.match(r.stderr, /--from-file/)
+    assert.match(r.stderr, /kubeconfig file \/nonexistent\/kubeconfig \(from --kubeconfig\) does not exist/)
+    const none = await runCli(['kubelet', 'show'])
+    assert.equal(none.exitCode, 2)
+    assert.match(none.stderr, /Give a NODE to read live, or pass --from-file/)
   })
 })
 
