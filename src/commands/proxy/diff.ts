@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags, reportFlags} from '../../cli/flags.js'
-import {parseInputFile} from '../../cli/input.js'
+import {parseInputFile, readInputFile} from '../../cli/input.js'
+import {dualBackendResult} from '../../core/checks/proxy-mode/dual-backend-report.js'
 import {liveShowFlags} from '../../cli/node-artifact.js'
 import {checkProxierForm, liveProxier} from '../../cli/proxy-live.js'
 import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
@@ -34,6 +35,9 @@ export default class ProxyDiff extends BaseCommand {
     ...proxierFlags,
     mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables'], default: 'iptables'}),
     'iptables-save': Flags.string({summary: 'The node\'s `iptables-save` (or `ip6tables-save`) output; - for stdin.'}),
+    'other-backend-save': Flags.string({
+      summary: "The node's dump from the other iptables backend (iptables-legacy-save when the host uses nf_tables, or iptables-nft-save): KUBE-* chains there are reported (PROXY-010).",
+    }),
     ...reportFlags,
     ...commonFlags,
     ...liveShowFlags,
@@ -59,12 +63,25 @@ export default class ProxyDiff extends BaseCommand {
     if (flags.verbose) this.note(describeRender(render))
     if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
     const {ruleset} = generateIptablesRestore(render.input)
-    this.emitDiff(ruleset, dump, render, flags)
+    const other = flags['other-backend-save'] === undefined ? undefined : readInputFile(flags['other-backend-save'])
+    this.emitDiff(ruleset, dump, render, flags, undefined, other)
   }
 
-  private emitDiff(ruleset: IptablesRuleset, dump: IptablesDump, render: RenderInput, flags: Parameters<BaseCommand['emitReport']>[1], context?: string): void {
+  private emitDiff(
+    ruleset: IptablesRuleset,
+    dump: IptablesDump,
+    render: RenderInput,
+    flags: Parameters<BaseCommand['emitReport']>[1],
+    context?: string,
+    otherBackend?: string,
+  ): void {
     const node = render.node.metadata.name
     const outcome = diffRulesetAgainstDump(ruleset, dump, node)
+    if (otherBackend !== undefined) {
+      const dual = dualBackendResult(node, dump, otherBackend)
+      outcome.results.push(dual.result)
+      outcome.findings.push(...dual.findings)
+    }
     const report = buildReport({
       metadata: {
         generatedAt: new Date().toISOString(),

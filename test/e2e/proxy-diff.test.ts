@@ -1,0 +1,40 @@
+// `proxy diff` from files through the built CLI: a clean dump, a damaged one, and KUBE-* chains left in the other
+// iptables backend (--other-backend-save). The dumps come from the real iptables (examples/bundle, fixtures).
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+import type {Report} from '../../src/core/model/report.js'
+import {fixturePath, REPO_ROOT} from '../support/golden.js'
+import {runCli} from '../support/run-cli.js'
+
+const objects = ['--objects', fixturePath('proxier/iptables/loadbalancer/objects.yaml'), '--objects', fixturePath('proxier/iptables/session-affinity/objects.yaml'), '--objects', fixturePath('proxier/iptables/nodes.yaml')]
+const facts = ['--no-nfacct', '--kube-proxy-version', 'v1.31']
+const dump = (node: string) => `${REPO_ROOT}/examples/bundle/nodes/${node}/iptables-save.txt`
+
+describe('kubectl node-doctor proxy diff (files)', () => {
+  it('is clean for node-b and names the planted faults on node-a', async () => {
+    const clean = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-b', '--iptables-save', dump('node-b'), '-o', 'json'])
+    assert.equal(clean.exitCode, 0, clean.stderr)
+    assert.deepEqual((JSON.parse(clean.stdout) as Report).findings, [])
+    const bad = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-a', '--iptables-save', dump('node-a'), '-o', 'json'])
+    assert.equal(bad.exitCode, 1, bad.stderr)
+    assert.deepEqual((JSON.parse(bad.stdout) as Report).findings.map((f) => f.id), ['IPT-003', 'IPT-002'])
+  })
+
+  it('reports kube-proxy chains in the other backend with --other-backend-save', async () => {
+    const other = fixturePath('checks/proxy-mode/dual-backend/nodes/node-a/iptables-legacy-save.txt')
+    const r = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-b', '--iptables-save', dump('node-b'), '--other-backend-save', other, '-o', 'json'])
+    assert.equal(r.exitCode, 1, r.stderr)
+    const report = JSON.parse(r.stdout) as Report
+    assert.deepEqual(report.findings.map((f) => f.id), ['PROXY-010'])
+    assert.match(report.findings[0]!.message, /kube-proxy chains exist in both backends/)
+    const none = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-b', '--iptables-save', dump('node-b'), '--other-backend-save', '/dev/null', '-o', 'json'])
+    assert.equal(none.exitCode, 0, none.stderr)
+    assert.ok((JSON.parse(none.stdout) as Report).results.some((x) => x.id === 'PROXY-010' && x.status === 'passed'))
+  })
+
+  it('needs either a NODE or the files', async () => {
+    const r = await runCli(['proxy', 'diff', '--node', 'node-a'])
+    assert.equal(r.exitCode, 2)
+    assert.match(r.stderr, /missing --objects, --iptables-save/)
+  })
+})
