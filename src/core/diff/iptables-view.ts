@@ -20,7 +20,7 @@ export function viewFromDump(dump: IptablesDump): IptablesView {
       let list: string[] = []
       chains.set(c.name, list)
       // A second declaration (the parser rejects those) shares the first one's list.
-      if (chains.size === size) chains.set(c.name, (list = lists[declared.findIndex((d) => d.name === c.name)]!))
+      if (chains.size === size) chains.set(c.name, (list = lists[declared.findIndex((x) => x.name === c.name)]!))
       lists.push(list)
     }
     // Straight from the rule texts, `-A CHAIN BODY` (no rule views); the chain is the word after `-A `, as the

@@ -64,8 +64,11 @@ const PROBABILITY = /(--probability )(\S+)/
 
 /** Where the jump target of a rule body starts (after `-j `/`-g `), or -1 when the rule has none. */
 function targetIndex(rule: string): number {
-  // The target comes last in iptables-save output, so search from the end (a hot path: every rule is checked).
-  const i = Math.max(rule.lastIndexOf(' -j '), rule.lastIndexOf(' -g '))
+  // The target comes last in iptables-save output, so search from the end (a hot path: every rule is checked); a
+  // ` -g ` can only matter after the last ` -j `, so that is a short forward search when there is one.
+  const j = rule.lastIndexOf(' -j ')
+  const g = j < 0 || rule.indexOf(' -g ', j + 1) >= 0 ? rule.lastIndexOf(' -g ') : -1
+  const i = Math.max(j, g)
   if (i >= 0) return i + 4
   return rule.startsWith('-j ') || rule.startsWith('-g ') ? 3 : -1
 }

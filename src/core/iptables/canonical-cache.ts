@@ -3,7 +3,7 @@
 //
 // A rule's *shape* is its token list with the values of a few options abstracted into slots: the addresses of
 // -s/-d, the ports of --dport/--sport, --comment text, --probability, DNAT's --to-destination, recent's --name and a
-// KUBE-* jump target. Each slot value is first put in the canonical form canonicalize.ts would give it (a per-value
+// KUBE-* jump target. Each slot value is first put in the canonical form canonical.ts gives it (a per-value
 // transform: `1.2.3.4` → `1.2.3.4/32`, a probability → savedProbability, ...); a value the transform does not
 // cover stays a literal part of the shape. For every new shape a *plan* is derived once: the shape is
 // canonicalised with canonicalizeRule for two different sets of sentinel slot values, and the output tokens are
@@ -128,9 +128,8 @@ export class CanonicalRuleCache {
   readonly #root: Node = newNode()
   #shapes = 0
   #unplanned = 0
-  /** Scratch: transformed slot values and their kinds for the rule being formatted. */
+  /** Scratch: the transformed slot values of the rule being formatted. */
   readonly #vals: string[] = []
-  readonly #kinds: Slot[] = []
   readonly #buf: string[] = []
   readonly #addressMemo = new Map<string, string | null>()
   readonly #probabilityMemo = new Map<string, string | null>()
@@ -149,7 +148,6 @@ export class CanonicalRuleCache {
   /** Exactly formatRuleTokens(canonicalizeRule(args, family)); throws what canonicalizeRule throws. */
   format(args: readonly string[]): string {
     const vals = this.#vals
-    const kinds = this.#kinds
     let nslots = 0
     let node: Node = this.#root
     const growing = this.#shapes < MAX_SHAPES
@@ -165,9 +163,7 @@ export class CanonicalRuleCache {
         const v = args[i + 1] as string
         const c = this.#transform(kind, v)
         if (c !== null) {
-          vals[nslots] = c
-          kinds[nslots] = kind
-          nslots++
+          vals[nslots++] = c
           key = SLOT_KEYS[kind] as string
         } else {
           if (v.charCodeAt(0) === 0) return this.#direct(args)
@@ -236,7 +232,7 @@ export class CanonicalRuleCache {
             if (a !== null && !a.any && isBareValue(a.text)) c = a.text
           }
           // Host addresses are mostly distinct (one per endpoint): keep only networks, which repeat.
-          if (v.includes('/') || c === null) this.#addressMemo.set(v, c)
+          if (v.includes('/') || c === null) memoSet(this.#addressMemo, v, c)
         }
         return c
       }
@@ -249,7 +245,7 @@ export class CanonicalRuleCache {
         if (c === undefined) {
           const p = /^[0-9]*\.?[0-9]+$/.test(v) ? savedProbability(v) : null
           c = p !== null && isBareValue(p) ? p : null
-          this.#probabilityMemo.set(v, c)
+          memoSet(this.#probabilityMemo, v, c)
         }
         return c
       }
@@ -418,6 +414,14 @@ export class CanonicalRuleCache {
         return `KUBE-SENTINEL-${id}`
     }
   }
+}
+
+/** Memo entries at most per map (values come from rules, so the number of distinct ones is not bounded). */
+const MAX_MEMO = 65536
+
+function memoSet(memo: Map<string, string | null>, key: string, value: string | null): void {
+  if (memo.size >= MAX_MEMO) memo.clear()
+  memo.set(key, value)
 }
 
 function newNode(): Node {

@@ -86,16 +86,18 @@ export function savedState(ruleset: IptablesRuleset, jumps: readonly BuiltinJump
 
 /** The whole expected state as `iptables-save` text (see the layout notes at the top of this file). */
 export function serializeSave(ruleset: IptablesRuleset, jumps: readonly BuiltinJump[] = builtinJumps()): string {
-  const parts: string[] = []
+  // One string per line, joined once (measured faster than per-line templates ending in \n, or finer pieces).
+  const lines: string[] = []
   for (const [tableName, table] of savedState(ruleset, jumps)) {
-    parts.push(`*${tableName}\n`)
+    lines.push(`*${tableName}`)
     const builtins = new Set(BUILTIN_CHAINS[tableName])
-    // Pieces rather than per-line templates: one join builds the text, without a rope per line.
-    for (const chain of table.keys()) parts.push(':', chain, builtins.has(chain) ? ' ACCEPT [0:0]\n' : ' - [0:0]\n')
+    for (const chain of table.keys()) lines.push(builtins.has(chain) ? `:${chain} ACCEPT [0:0]` : `:${chain} - [0:0]`)
     table.forEach((rules, chain) => {
-      for (let i = 0; i < rules.length; i++) parts.push('-A ', chain, ' ', rules[i]!, '\n')
+      const prefix = `-A ${chain} `
+      for (let i = 0; i < rules.length; i++) lines.push(prefix + rules[i]!)
     })
-    parts.push('COMMIT\n')
+    lines.push('COMMIT')
   }
-  return parts.join('')
+  lines.push('')
+  return lines.join('\n')
 }

@@ -1,0 +1,31 @@
+// `npm run bench`: runs every benchmark in its own process (so each peak RSS is its own) and prints its figures.
+// BENCH=name[,name] runs a subset, e.g. BENCH=proxier-diff npm run bench.
+import {spawnSync} from 'node:child_process'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const BENCHES: Array<{name: string; what: string; needsRoot?: boolean}> = [
+  {name: 'iptables-parse', what: 'parse a 10,000 Services x 10 endpoints iptables-save (target >= 60 MB/s, <= 600 MB)'},
+  {name: 'proxier-render', what: 'render kube-proxy rules for 10,000 Services x 10 endpoints'},
+  {name: 'proxier-diff', what: 'render + diff against a same-size dump (target <= 3 s, <= 1 GiB)'},
+  {name: 'fleet-merge', what: '1,000 node snapshots: analyze + group + render (target < 5 s, < 1 GiB)'},
+  {name: 'ssh-fleet', what: '50 sshd nodes, concurrency 16: our transport vs the `ssh true` floor (target <= 2x, < 1 GiB)', needsRoot: true},
+]
+
+const here = dirname(fileURLToPath(import.meta.url))
+const only = process.env.BENCH?.split(',').filter(Boolean)
+let failed = 0
+for (const b of BENCHES) {
+  if (only && !only.includes(b.name)) continue
+  console.log(`\n== ${b.name}: ${b.what}`)
+  if (b.needsRoot && process.getuid?.() !== 0) {
+    console.log('skipped: needs root (sshd in network namespaces)')
+    continue
+  }
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${b.name}.ts`)], {stdio: 'inherit'})
+  if (r.status !== 0) {
+    failed++
+    console.log(`${b.name}: exited with ${r.status ?? r.signal}`)
+  }
+}
+process.exitCode = failed > 0 ? 1 : 0
