@@ -4,6 +4,7 @@ import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import type {CheckSpec} from '../core/checks/types.js'
 import type {Severity} from '../core/model/report.js'
+import {BORDERLESS} from './table-style.js'
 
 function paintSeverity(sev: Severity, color: boolean): string {
   if (!color) return sev
@@ -17,7 +18,7 @@ export function renderCatalog(specs: readonly CheckSpec[], format: 'table' | 'js
   if (specs.length === 0) return 'No checks.\n'
   const table = new Table({
     head: ['ID', 'AREA', 'SEVERITY', 'TITLE'],
-    chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
+    chars: BORDERLESS,
     style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
   })
   for (const s of specs) table.push([s.id, s.area, paintSeverity(s.severity, options.color), s.title])

@@ -3,6 +3,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {formatAddrPort, type IpvsFormat, type IpvsRealServer, type IpvsTable, type IpvsVirtualServer} from '../core/parse/ipvsadm.js'
+import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
 
 export type ShowFormat = 'table' | 'json' | 'yaml'
 
@@ -14,25 +15,8 @@ export interface ShowOptions {
   source?: string
 }
 
-const API_VERSION = 'node-doctor.io/v1alpha1'
+const API_VERSION = VIEW_API_VERSION
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-}
 
 const FORMAT_LABEL: Record<IpvsFormat, string> = {
   list: 'ipvsadm -Ln',

@@ -5,6 +5,7 @@ import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import type {ConfigIssue} from '../core/parse/component-config.js'
 import type {KubeletShowResult, ShowFlag, ShowSetting} from '../core/model/component-settings.js'
+import {BORDERLESS as NO_BORDER} from './table-style.js'
 
 export type ShowFormat = 'table' | 'json' | 'yaml'
 export const SHOW_FORMATS: readonly ShowFormat[] = ['table', 'json', 'yaml']
@@ -15,23 +16,6 @@ export interface ShowRenderOptions {
   all?: boolean
 }
 
-const NO_BORDER = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-}
 
 /** A borderless table with trailing spaces trimmed. */
 export function plainTable(head: string[], rows: string[][], color: boolean): string {

@@ -5,26 +5,10 @@ import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {type KubeProxyNftService, type NftRuleset, type NftTable, kubeProxyTables, summarizeKubeProxyTable} from '../core/parse/nft.js'
 import type {ShowFormat, ShowOptions} from './ipvs-show.js'
+import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
 
-const API_VERSION = 'node-doctor.io/v1alpha1'
+const API_VERSION = VIEW_API_VERSION
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-}
 
 // kube-proxy's per-service chains; in the table view they are counted, the services section details them.
 const PER_SERVICE_CHAIN = /^(service|external|local|firewall|cluster|endpoint)-[A-Z0-9]{8}-/

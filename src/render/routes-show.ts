@@ -6,26 +6,10 @@ import {stringify} from 'yaml'
 import {isRejectRoute, type Route, type RouteFormat, type RouteTable} from '../core/parse/routes.js'
 import {isCalicoWorkloadInterface} from '../core/parse/links.js'
 import type {ShowFormat, ShowOptions} from './ipvs-show.js'
+import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
 
-const API_VERSION = 'node-doctor.io/v1alpha1'
+const API_VERSION = VIEW_API_VERSION
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-}
 
 const FORMAT_LABEL: Record<RouteFormat, string> = {
   ip: 'ip route',

@@ -13,6 +13,7 @@ import {
   type TraceResult,
   type TraceStep,
 } from '../core/trace/iptables-trace.js'
+import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
 
 export type TraceFormat = 'table' | 'json' | 'yaml'
 
@@ -32,25 +33,8 @@ export interface TraceRenderOptions {
   width?: number
 }
 
-const API_VERSION = 'node-doctor.io/v1alpha1'
+const API_VERSION = VIEW_API_VERSION
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-}
 
 export function renderTrace(view: TraceView, format: TraceFormat, options: TraceRenderOptions): string {
   if (format === 'json' || format === 'yaml') {
