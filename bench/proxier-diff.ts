@@ -5,11 +5,10 @@ import {performance} from 'node:perf_hooks'
 import {diffIptables} from '../src/core/diff/iptables.js'
 import {chainGroups, viewFromDump, viewFromSaved} from '../src/core/diff/iptables-view.js'
 import {parseIptablesSave} from '../src/core/parse/iptables-save.js'
-import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '../src/core/proxier/config.js'
 import {generateIptablesRestore} from '../src/core/proxier/iptables/generate.js'
 import {savedState, serializeSave} from '../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../src/core/proxier/objects.js'
-import {benchObjectsJson} from './proxier-objects.js'
+import {benchObjectsJson, benchProxierOptions} from './proxier-objects.js'
 
 function time<T>(name: string, fn: () => T): T {
   const t0 = performance.now()
@@ -23,22 +22,7 @@ function time<T>(name: string, fn: () => T): T {
 const SERVICES = Number(process.env.SERVICES ?? 10_000)
 const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
 const objects = loadObjects([{name: 'bench.json', text: benchObjectsJson(SERVICES, ENDPOINTS)}])
-const options: ProxierOptions = {
-  family: 'ipv4',
-  version: NEWEST_SUPPORTED_VERSION,
-  nodeName: 'node-0',
-  nodeIP: '192.168.0.2',
-  masqueradeBit: 14,
-  masqueradeAll: false,
-  localDetector: {mode: 'ClusterCIDR', cidr: '10.0.0.0/8'},
-  nodePortAddresses: [],
-  localhostNodePorts: true,
-  randomFully: true,
-  nfacct: {ctStateInvalidDroppedPkts: true, localhostNpsAcceptedPkts: true},
-  tcpBeLiberal: false,
-  nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
-  featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
-}
+const options = benchProxierOptions()
 // The node's dump, prepared outside the timed part. Joined into one flat string, as a dump read from a file or a
 // command's output is (`a + b` would leave a rope that the parser's first indexOf flattens, inside the timing).
 const nodeDump = (() => {

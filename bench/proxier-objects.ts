@@ -1,3 +1,5 @@
+import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '../src/core/proxier/config.js'
+
 // Objects for the proxier benchmarks: SERVICES Services (ClusterIP, NodePort, LoadBalancer mix) × ENDPOINTS endpoints.
 
 export function benchObjectsJson(SERVICES: number, ENDPOINTS: number): string {
@@ -33,3 +35,23 @@ export function benchObjectsJson(SERVICES: number, ENDPOINTS: number): string {
   return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
 }
 
+
+/** The proxier options every benchmark (and the canonical-cache equivalence test) renders with: node-0 of the set. */
+export function benchProxierOptions(): ProxierOptions {
+  return {
+    family: 'ipv4',
+    version: NEWEST_SUPPORTED_VERSION,
+    nodeName: 'node-0',
+    nodeIP: '192.168.0.2',
+    masqueradeBit: 14,
+    masqueradeAll: false,
+    localDetector: {mode: 'ClusterCIDR', cidr: '10.0.0.0/8'},
+    nodePortAddresses: [],
+    localhostNodePorts: true,
+    randomFully: true,
+    nfacct: {ctStateInvalidDroppedPkts: true, localhostNpsAcceptedPkts: true},
+    tcpBeLiberal: false,
+    nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
+    featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
+  }
+}

@@ -2,11 +2,10 @@
 // scalability envelope, shared/reference/performance-anchors.md §2). Run: node --import tsx bench/proxier-render.ts
 // Prints `name: value unit` lines, then peak RSS. SERVICES / ENDPOINTS env vars change the size.
 import {performance} from 'node:perf_hooks'
-import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '../src/core/proxier/config.js'
 import {generateIptablesRestore} from '../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../src/core/proxier/objects.js'
-import {benchObjectsJson} from './proxier-objects.js'
+import {benchObjectsJson, benchProxierOptions} from './proxier-objects.js'
 
 const SERVICES = Number(process.env.SERVICES ?? 10_000)
 const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
@@ -25,22 +24,7 @@ function time<T>(name: string, fn: () => T): T {
 const json = time('build_objects_json', () => benchObjectsJson(SERVICES, ENDPOINTS))
 console.log(`objects_json_size: ${(json.length / 1e6).toFixed(1)} MB`)
 const objects = time('load_objects', () => loadObjects([{name: 'bench.json', text: json}]))
-const options: ProxierOptions = {
-  family: 'ipv4',
-  version: NEWEST_SUPPORTED_VERSION,
-  nodeName: 'node-0',
-  nodeIP: '192.168.0.2',
-  masqueradeBit: 14,
-  masqueradeAll: false,
-  localDetector: {mode: 'ClusterCIDR', cidr: '10.0.0.0/8'},
-  nodePortAddresses: [],
-  localhostNodePorts: true,
-  randomFully: true,
-  nfacct: {ctStateInvalidDroppedPkts: true, localhostNpsAcceptedPkts: true},
-  tcpBeLiberal: false,
-  nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
-  featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
-}
+const options = benchProxierOptions()
 const out = time('generate_restore', () => generateIptablesRestore({services: objects.services, endpointSlices: objects.endpointSlices, options}))
 const lines = out.text.split('\n').length - 1
 console.log(`restore_lines: ${lines} lines`)

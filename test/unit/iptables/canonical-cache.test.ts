@@ -5,11 +5,10 @@ import assert from 'node:assert/strict'
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, test} from 'node:test'
-import {benchObjectsJson} from '../../../bench/proxier-objects.js'
+import {benchObjectsJson, benchProxierOptions} from '../../../bench/proxier-objects.js'
 import {CanonicalRuleCache} from '../../../src/core/iptables/canonical-cache.js'
 import {canonicalizeRule} from '../../../src/core/iptables/canonical.js'
 import {formatRuleTokens, tokenizeRule} from '../../../src/core/iptables/tokenize.js'
-import {featureGatesFor, NEWEST_SUPPORTED_VERSION} from '../../../src/core/proxier/config.js'
 import {generateIptablesRestore} from '../../../src/core/proxier/iptables/generate.js'
 import {loadObjects} from '../../../src/core/proxier/objects.js'
 import {FIXTURES} from '../../support/golden.js'
@@ -98,22 +97,7 @@ describe('CanonicalRuleCache', () => {
     const {ruleset} = generateIptablesRestore({
       services: objects.services,
       endpointSlices: objects.endpointSlices,
-      options: {
-        family: 'ipv4',
-        version: NEWEST_SUPPORTED_VERSION,
-        nodeName: 'node-0',
-        nodeIP: '192.168.0.2',
-        masqueradeBit: 14,
-        masqueradeAll: false,
-        localDetector: {mode: 'ClusterCIDR', cidr: '10.0.0.0/8'},
-        nodePortAddresses: [],
-        localhostNodePorts: true,
-        randomFully: true,
-        nfacct: {ctStateInvalidDroppedPkts: true, localhostNpsAcceptedPkts: true},
-        tcpBeLiberal: false,
-        nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
-        featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
-      },
+      options: benchProxierOptions(),
     })
     const cache = new CanonicalRuleCache('ipv4')
     let n = 0
