@@ -4,7 +4,7 @@
 // command sees the host's mounts, hostname, IPC, network and processes, as `kubectl node-shell` does.
 import {createHash, randomBytes} from 'node:crypto'
 import {Writable} from 'node:stream'
-import {StringDecoder} from 'node:string_decoder'
+import {Capture} from '../capture.js'
 import {Exec, type KubeConfig} from '@kubernetes/client-node'
 import type {KubeObject, Pod} from '../../core/model/k8s.js'
 import {NodeDoctorError} from '../../errors.js'
@@ -499,30 +499,3 @@ function sink(capture: Capture, onFull: () => void): Writable {
   return w
 }
 
-/** Decodes chunks as they arrive and stops at `max` bytes (then `cut` is set). */
-class Capture {
-  private parts: string[] = []
-  private readonly decoder = new StringDecoder('utf8')
-  private size = 0
-  cut = false
-
-  constructor(private readonly max: number) {}
-
-  push(b: Buffer): boolean {
-    if (this.cut) return false
-    if (this.size + b.length > this.max) {
-      this.cut = true
-      return false
-    }
-    this.parts.push(this.decoder.write(b))
-    this.size += b.length
-    return true
-  }
-
-  text(): string {
-    this.parts.push(this.decoder.end())
-    const s = this.parts.join('')
-    this.parts = []
-    return s
-  }
-}

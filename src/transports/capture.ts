@@ -1,0 +1,34 @@
+// Output capture shared by the node transports (SSH channels, debug-pod exec streams).
+import {StringDecoder} from 'node:string_decoder'
+
+/**
+ * Decodes a stream's chunks as they arrive (the Buffers can be collected at once) and joins the pieces once
+ * at the end: about 2x the payload at peak instead of 3x for chunks + concat + string. `push` returns false
+ * once `max` bytes would be exceeded.
+ */
+export class Capture {
+  private parts: string[] = []
+  private readonly decoder = new StringDecoder('utf8')
+  size = 0
+  cut = false
+
+  constructor(private readonly max: number) {}
+
+  push(b: Buffer): boolean {
+    if (this.cut) return false
+    if (this.size + b.length > this.max) {
+      this.cut = true
+      return false
+    }
+    this.parts.push(this.decoder.write(b))
+    this.size += b.length
+    return true
+  }
+
+  text(): string {
+    this.parts.push(this.decoder.end())
+    const s = this.parts.join('')
+    this.parts = []
+    return s
+  }
+}
