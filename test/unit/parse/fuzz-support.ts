@@ -107,3 +107,14 @@ export function parsesOrFailsCleanly<T>(parse: (text: string) => T, text: string
 
 /** Runs per property; several properties per parser make thousands of inputs in all. */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1500)
+
+/** Runs `fn` and returns the ParseError it throws; fails the test if it returns or throws anything else. */
+export function parseError(fn: () => unknown): ParseError {
+  try {
+    fn()
+  } catch (err) {
+    if (err instanceof ParseError) return err
+    throw err
+  }
+  assert.fail('expected a ParseError')
+}

@@ -2,9 +2,9 @@
 // (see node-state.md A.10): kube-proxy VIPs 10.96.0.0/12, pods 10.244.0.0/16, node 10.0.0.5, IPv6 fd00::/8.
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {ParseError} from '../../../src/errors.js'
 import {detectIpvsFormat, type IpvsFormat, ipvsServiceId, parseIpvsadm} from '../../../src/core/parse/ipvsadm.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
+import {parseError} from './fuzz-support.js'
 
 const FIXTURES: Array<[string, IpvsFormat]> = [
   ['list', 'list'],
@@ -19,15 +19,6 @@ const FIXTURES: Array<[string, IpvsFormat]> = [
   ['save', 'save'],
 ]
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn()
-  } catch (err) {
-    if (err instanceof ParseError) return err
-    throw err
-  }
-  assert.fail('expected a ParseError')
-}
 
 describe('parseIpvsadm goldens', () => {
   for (const [name, format] of FIXTURES) {

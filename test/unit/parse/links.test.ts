@@ -3,9 +3,9 @@
 // (tunl0@NONE with link/ipip, a dummy kube-ipvs0 that is DOWN, docker0, a secondary label, a WireGuard peer).
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {ParseError} from '../../../src/errors.js'
 import {calicoInterfaces, detectLinkFormat, findInterface, isCalicoWorkloadInterface, kubeIpvsAddresses, type LinkFormat, parseLinks} from '../../../src/core/parse/links.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
+import {parseError} from './fuzz-support.js'
 
 const FIXTURES: Array<[string, LinkFormat]> = [
   ['ip-addr.txt', 'ip-text'],
@@ -19,15 +19,6 @@ const FIXTURES: Array<[string, LinkFormat]> = [
   ['ip-addr-calico-ipip.txt', 'ip-text'],
 ]
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn()
-  } catch (err) {
-    if (err instanceof ParseError) return err
-    throw err
-  }
-  assert.fail('expected a ParseError')
-}
 
 describe('parseLinks goldens', () => {
   for (const [file, format] of FIXTURES) {

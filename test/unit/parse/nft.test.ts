@@ -18,6 +18,7 @@ import {
   summarizeKubeProxyTable,
 } from '../../../src/core/parse/nft.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
+import {parseError} from './fuzz-support.js'
 
 const FIXTURES: Array<[string, NftFormat]> = [
   ['list-ruleset.txt', 'text'],
@@ -29,15 +30,6 @@ const FIXTURES: Array<[string, NftFormat]> = [
   ['list-map-only.json', 'json'],
 ]
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn()
-  } catch (err) {
-    if (err instanceof ParseError) return err
-    throw err
-  }
-  assert.fail('expected a ParseError')
-}
 
 describe('parseNft goldens', () => {
   for (const [file, format] of FIXTURES) {

@@ -3,9 +3,9 @@
 // route-n-pasted.txt are hand-written in the shapes seen in public bug reports (double spaces, collapsed columns).
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {ParseError} from '../../../src/errors.js'
 import {detectRouteFormat, parseRoutes, type Route, type RouteFormat, routeProtocol} from '../../../src/core/parse/routes.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
+import {parseError} from './fuzz-support.js'
 
 const FIXTURES: Array<[string, RouteFormat]> = [
   ['ip-route.txt', 'ip'],
@@ -22,15 +22,6 @@ const FIXTURES: Array<[string, RouteFormat]> = [
   ['route-n-pasted.txt', 'route-n'],
 ]
 
-function parseError(fn: () => unknown): ParseError {
-  try {
-    fn()
-  } catch (err) {
-    if (err instanceof ParseError) return err
-    throw err
-  }
-  assert.fail('expected a ParseError')
-}
 
 const noLines = (rs: Route[]): Route[] => rs.map(({line: _l, ...r}) => r)
 
