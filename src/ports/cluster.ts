@@ -6,7 +6,7 @@ import {AccessError} from '../errors.js'
 
 /** The Kubernetes authorization attributes of one API request (what `kubectl auth can-i` takes). */
 export interface ApiRequest {
-  verb: 'get' | 'list' | 'watch' | 'create' | 'delete'
+  verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
   /** Plural resource, e.g. `services`; empty for non-resource paths such as `/version`. */
   resource: string
   /** API group; '' for the core group. */
@@ -142,6 +142,27 @@ export interface ClusterWriter {
   deletePod(namespace: string, name: string, options?: {uid?: string; gracePeriodSeconds?: number}): Promise<void>
   /** SelfSubjectAccessReview: may the current user do this? */
   canI(query: AccessQuery): Promise<AccessReview>
+  /**
+   * Records a repair as a core/v1 Event on the Node (namespace `default`, involvedObject kind Node), as kubectl
+   * describe node shows. Optional: writers without it simply record nothing. A refusal throws ClusterAccessError
+   * (`forbidden` for a 403); callers treat any failure as a warning, never as a failed repair.
+   */
+  recordNodeEvent?(event: NodeEvent): Promise<void>
+}
+
+/** A repair summarised for `kubectl describe node`. */
+export interface NodeEvent {
+  node: string
+  /** The Node's uid when known (kubelet uses the node name otherwise). */
+  nodeUid?: string
+  type: 'Normal' | 'Warning'
+  /** CamelCase reason, e.g. `NodeDoctorRepair`, `NodeDoctorRollback`. */
+  reason: string
+  /** What was done, e.g. `fix kubelet`. */
+  action: string
+  message: string
+  /** When it happened (RFC 3339 with seconds is what core/v1 timestamps hold). */
+  time: Date
 }
 
 // --- debug pods (`--via pod`, `cleanup`) ---

@@ -24,6 +24,7 @@ import {
   runningPodStatus,
   unschedulableStatus,
 } from './fake-kubelet.js'
+import {startDaemonSetController} from './fake-controllers.js'
 import {type KubeconfigSpec, type UserSpec, writeKubeconfig} from './kubeconfig.js'
 import {testPki} from './tls.js'
 
@@ -49,6 +50,13 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   {group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true},
   {group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true},
   {group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true},
+  {group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true},
+  {group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true},
+  {group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true},
+  {group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true},
+  {group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true},
+  {group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false},
+  {group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false},
   {group: 'networking.k8s.io', version: 'v1', resource: 'servicecidrs', kind: 'ServiceCIDR', namespaced: false},
   {group: 'crd.projectcalico.org', version: 'v1', resource: 'ippools', kind: 'IPPool', namespaced: false, crd: true},
   {group: 'crd.projectcalico.org', version: 'v1', resource: 'blockaffinities', kind: 'BlockAffinity', namespaced: false, crd: true},
@@ -95,6 +103,12 @@ export interface FakeApiServerOptions {
   latencyMs?: number
   /** What happens to created pods and where pods/exec runs (see fake-kubelet.ts). */
   kubelet?: FakeKubeletOptions
+  /**
+   * Run a DaemonSet controller (fake-controllers.ts): one pod per matching Node for every DaemonSet, adopted by
+   * selector or created, recreated after a delete, removed with its DaemonSet; the DaemonSet's status kept current.
+   * `true` or the delay (ms) before it reacts to a change (default 20).
+   */
+  daemonSetController?: boolean | {delayMs?: number}
 }
 
 export interface RequestRecord {
@@ -126,6 +140,8 @@ export interface FakeApiServer {
   readonly maxInFlight: number
   /** Finished pods/exec sessions, in order of completion. */
   execs: ExecRecord[]
+  /** Sets a container log (`ns/pod/container` or `ns/pod`), as the kubelet would have written it. */
+  setLog(key: string, text: string): void
   /** Clears `requests` and `maxInFlight`. */
   resetRequests(): void
   /** Replaces the store, emitting ADDED/MODIFIED/DELETED to watchers for what changed. */
@@ -311,7 +327,9 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     const ev: StoredEvent = {rv, type, rt, object: structuredClone(obj)}
     history.push(ev)
     for (const w of watchers) if (w.rt === rt && w.match(ev.object)) writeEvent(w.res, ev.type, ev.object)
+    controllers?.changed(rt.resource)
   }
+  const logs: Record<string, string> = {...options.logs}
 
   const put = (input: KubeObject, notify: boolean): KubeObject => {
     const rt = typeOf(input)
@@ -338,6 +356,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     const gone = {...old.obj, metadata: {...old.obj.metadata, resourceVersion: String(rv)}}
     emit('DELETED', rt, gone)
     if (rt.resource === 'pods') stopPod(key)
+    // Namespace deletion removes everything in it (the namespace controller's end state, without Terminating).
+    if (rt.resource === 'namespaces') {
+      for (const e of [...store.values()]) if (e.rt.namespaced && e.obj.metadata.namespace === name) drop(e.rt, name, e.obj.metadata.name)
+    }
     return gone
   }
 
@@ -369,13 +391,30 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     const unpullable = images.some((i) => i !== undefined && (kubelet.unpullableImages ?? []).includes(i))
     const delay = kubelet.startDelayMs ?? 0
     const timers = [
-      setTimeout(() => setStatus(unpullable ? pullFailureStatus(pod, 'ErrImagePull') : runningPodStatus(pod, node)), delay),
+      setTimeout(() => {
+        setStatus(unpullable ? pullFailureStatus(pod, 'ErrImagePull') : runningPodStatus(pod, node))
+        if (!unpullable && kubelet.onRunning && store.has(key)) kubelet.onRunning(structuredClone(store.get(key)!.obj), structuredClone(node))
+      }, delay),
       ...(unpullable ? [setTimeout(() => setStatus(pullFailureStatus(pod, 'ImagePullBackOff')), delay + 50)] : []),
     ]
     podTimers.set(key, timers)
   }
 
+  const controllers =
+    options.daemonSetController === undefined || options.daemonSetController === false
+      ? undefined
+      : startDaemonSetController({
+          delayMs: typeof options.daemonSetController === 'object' ? (options.daemonSetController.delayMs ?? 20) : 20,
+          list: (resource) => [...store.values()].filter((e) => e.rt.resource === resource && e.rt.group === (resource === 'daemonsets' ? 'apps' : '')).map((e) => e.obj),
+          create: (pod) => {
+            const stored = put(pod, true)
+            startPod(stored)
+          },
+          update: (obj) => void put(obj, true),
+          remove: (pod) => void drop(podsRt, pod.metadata.namespace, pod.metadata.name),
+        })
   for (const o of options.objects ?? []) put(o, false)
+  controllers?.changed('daemonsets')
   const historyStart = rv
 
   // kube-apiserver's union authenticator order: x509 first, then bearer tokens. No anonymous access.
@@ -472,6 +511,9 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       }
       case 'create':
         return create(rt, info, req, res, record)
+      case 'update':
+      case 'patch':
+        return update(rt, info, req, res, record)
       case 'delete': {
         const found = store.get(keyOf(rt, info.namespace, info.name!))
         if (!found) return notFound(res, rt, info.name!)
@@ -545,6 +587,49 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     const stored = put(obj, true)
     if (rt.resource === 'pods') startPod(stored)
     return sendJSON(res, 201, withTypeMeta(rt, store.get(keyOf(rt, stored.metadata.namespace, name))!.obj))
+  }
+
+  /**
+   * PUT (replace, with resourceVersion as the optimistic-concurrency precondition when given) or PATCH (JSON merge
+   * patch, RFC 7386; a strategic-merge patch is applied as a merge patch, which is the same for the maps and scalars
+   * node-doctor patches). Identity fields (uid, creationTimestamp) are the server's.
+   */
+  const update = async (rt: ResourceType, info: RequestInfo, req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord) => {
+    if (info.name === undefined) return sendJSON(res, 405, statusObject(405, 'the server does not allow this method on the requested resource', {}))
+    const found = store.get(keyOf(rt, info.namespace, info.name))
+    if (!found) return notFound(res, rt, info.name)
+    let body: KubeObject
+    try {
+      body = JSON.parse(await readBody(req)) as KubeObject
+      record.body = structuredClone(body)
+    } catch (err) {
+      return sendJSON(res, 400, statusObject(400, `the body of the request was in an unknown format: ${(err as Error).message}`))
+    }
+    let next: KubeObject
+    if (info.verb === 'patch') {
+      const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim()
+      if (!['application/merge-patch+json', 'application/strategic-merge-patch+json'].includes(type)) {
+        return sendJSON(res, 415, statusObject(415, `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/strategic-merge-patch+json`, {}, 'UnsupportedMediaType'))
+      }
+      next = mergePatch(structuredClone(found.obj), body) as KubeObject
+    } else {
+      const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version
+      if (body.kind !== rt.kind || body.apiVersion !== apiVersion || typeof body.metadata !== 'object' || body.metadata === null) {
+        return sendJSON(res, 400, statusObject(400, `the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersion}) or kind is not ${rt.kind}`))
+      }
+      if (body.metadata.name !== info.name) {
+        return sendJSON(res, 400, statusObject(400, `the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`, {}, 'BadRequest'))
+      }
+      next = body
+    }
+    const wanted = next.metadata.resourceVersion
+    if (info.verb === 'update' && wanted !== undefined && wanted !== found.obj.metadata.resourceVersion) {
+      return sendJSON(res, 409, statusObject(409, `Operation cannot be fulfilled on ${qualifiedResource(rt)} "${info.name}": the object has been modified; please apply your changes to the latest version and try again`, {name: info.name, ...(rt.group ? {group: rt.group} : {}), kind: rt.resource}, 'Conflict'))
+    }
+    next.metadata = {...next.metadata, uid: found.obj.metadata.uid, creationTimestamp: found.obj.metadata.creationTimestamp, name: info.name}
+    if (rt.namespaced) next.metadata.namespace = info.namespace
+    const stored = put(next, true)
+    return sendJSON(res, 200, withTypeMeta(rt, stored))
   }
 
   /** GET .../pods/NAME/exec with a WebSocket upgrade: authenticate, authorize (create pods/exec), then run it. */
@@ -635,7 +720,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       } else if (!containers.includes(container)) {
         return sendJSON(res, 400, statusObject(400, `container ${container} is not valid for pod ${info.name}`))
       }
-      let text = options.logs?.[`${info.namespace}/${info.name}/${container}`] ?? options.logs?.[`${info.namespace}/${info.name}`] ?? ''
+      let text = logs[`${info.namespace}/${info.name}/${container}`] ?? logs[`${info.namespace}/${info.name}`] ?? ''
       const tail = url.searchParams.get('tailLines')
       if (tail !== null && text !== '') {
         const lines = text.split('\n')
@@ -763,6 +848,9 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     token,
     requests,
     execs,
+    setLog(key, text) {
+      logs[key] = text
+    },
     get maxInFlight() {
       return maxInFlight
     },
@@ -792,6 +880,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     },
     kubeconfigSpec,
     async close() {
+      controllers?.stop()
       for (const w of watchers) w.res.end()
       watchers.clear()
       for (const key of new Set([...podTimers.keys(), ...podSessions.keys()])) stopPod(key)
@@ -913,6 +1002,17 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
   })
+}
+
+/** RFC 7386 JSON merge patch: null deletes, objects merge recursively, everything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return structuredClone(patch)
+  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? {...(target as Record<string, unknown>)} : {}
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k]
+    else out[k] = mergePatch(out[k], v)
+  }
+  return out
 }
 
 function randomName(): string {

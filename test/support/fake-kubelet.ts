@@ -18,6 +18,11 @@ export interface FakeKubeletOptions {
   startDelayMs?: number
   /** Images no node can pull: their pods go ErrImagePull, then ImagePullBackOff, and stay Pending. */
   unpullableImages?: string[]
+  /**
+   * Called once a pod is Running on its node (e.g. to let a test play the part of the new kube-proxy: re-program a
+   * namespace's rules, or of an agent pod: set its log). Errors are the test's own and are rethrown asynchronously.
+   */
+  onRunning?: (pod: KubeObject, node: KubeObject) => void
 }
 
 /** One finished exec session. */

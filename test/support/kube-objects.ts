@@ -81,7 +81,7 @@ export function sampleCluster(options: {calico?: boolean} = {}): KubeObject[] {
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
       metadata: meta('kube-proxy', 'kube-system', {'k8s-app': 'kube-proxy'}),
-      spec: {selector: {matchLabels: {'k8s-app': 'kube-proxy'}}, template: {spec: {containers: [{name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.33.1'}]}}},
+      spec: {selector: {matchLabels: {'k8s-app': 'kube-proxy'}}, template: {metadata: {labels: {'k8s-app': 'kube-proxy'}}, spec: {containers: [{name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.33.1'}]}}},
       status: {desiredNumberScheduled: 2, numberReady: 2, updatedNumberScheduled: 2},
     } as KubeObject,
     {apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('kube-proxy', 'kube-system'), data: {'config.conf': KUBE_PROXY_CONFIG}} as KubeObject,

@@ -16,6 +16,7 @@ import {
   ClusterAccessError,
   type ClusterReader,
   type ClusterWriter,
+  type NodeEvent,
   type PodQuery,
   type ServerVersion,
   describeRequest,
@@ -192,6 +193,27 @@ export class KubeClusterClient implements ClusterReader, ClusterWriter {
 
   // --- end DebugPodApi ---
 
+  async recordNodeEvent(e: NodeEvent): Promise<void> {
+    const at = e.time.toISOString().replace(/\.\d+Z$/, 'Z')
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {generateName: `${e.node}.node-doctor.`, namespace: 'default'},
+      involvedObject: {apiVersion: 'v1', kind: 'Node', name: e.node, uid: e.nodeUid ?? e.node},
+      type: e.type,
+      reason: e.reason,
+      action: e.action,
+      message: e.message,
+      source: {component: 'node-doctor'},
+      reportingComponent: 'node-doctor',
+      reportingInstance: 'kubectl-node_doctor',
+      firstTimestamp: at,
+      lastTimestamp: at,
+      count: 1,
+    }
+    await this.call({verb: 'create', resource: 'events', group: '', namespace: 'default'}, {method: 'POST', path: '/api/v1/namespaces/default/events', body})
+  }
+
   async canI(query: AccessQuery): Promise<AccessReview> {
     const attrs: Record<string, string> = {verb: query.verb, resource: query.resource, group: query.group ?? ''}
     for (const k of ['subresource', 'namespace', 'name'] as const) if (query[k]) attrs[k] = query[k]!
@@ -208,6 +230,23 @@ export class KubeClusterClient implements ClusterReader, ClusterWriter {
     if (status.denied !== undefined) review.denied = status.denied
     if (status.reason) review.reason = status.reason
     return review
+  }
+
+  /**
+   * One request for the API adapters built on this client (repairs, the in-cluster agent): the same credentials,
+   * timeouts and error mapping as every read. Resolves with the parsed JSON of a 2xx answer ('' bodies as undefined).
+   */
+  async requestJSON<T>(
+    req: ApiRequest,
+    h: {method?: string; path: string; query?: Record<string, string | undefined>; body?: unknown; contentType?: string},
+  ): Promise<T> {
+    const text = await this.call(req, h)
+    return (text === '' ? undefined : parseJSON(text, this.target.server)) as T
+  }
+
+  /** Like requestJSON for a text body (pod logs). */
+  requestText(req: ApiRequest, h: {path: string; query?: Record<string, string | undefined>}): Promise<string> {
+    return this.call(req, {...h, accept: 'text/plain, */*'})
   }
 
   // --- plumbing ---
@@ -261,7 +300,7 @@ export class KubeClusterClient implements ClusterReader, ClusterWriter {
   /** One HTTP exchange; resolves with the body of a 2xx answer, throws ClusterAccessError otherwise. */
   private async call(
     req: ApiRequest,
-    h: {method?: string; path: string; query?: Record<string, string | undefined>; body?: unknown; accept?: string},
+    h: {method?: string; path: string; query?: Record<string, string | undefined>; body?: unknown; accept?: string; contentType?: string},
   ): Promise<string> {
     const target: RequestTarget = {...this.target, request: req}
     let prepared: Prepared
@@ -280,7 +319,7 @@ export class KubeClusterClient implements ClusterReader, ClusterWriter {
       'User-Agent': this.userAgent,
     }
     if (payload !== undefined) {
-      headers['Content-Type'] = 'application/json'
+      headers['Content-Type'] = h.contentType ?? 'application/json'
       // Node frames a DELETE body only with an explicit length (no chunking by default for DELETE).
       headers['Content-Length'] = String(Buffer.byteLength(payload))
     }
