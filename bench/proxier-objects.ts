@@ -15,8 +15,8 @@ export function benchObjectsJson(SERVICES: number, ENDPOINTS: number): string {
       spec: {
         type: kind,
         clusterIP: `172.30.${(s >> 8) & 255}.${s & 255}`,
-        ports: [{name: 'http', port: 80, protocol: 'TCP', ...(kind !== 'ClusterIP' ? {nodePort: 30000 + (s % 2700)} : {})}],
-        ...(kind === 'LoadBalancer' ? {externalTrafficPolicy: s % 20 === 0 ? 'Local' : 'Cluster', healthCheckNodePort: 32000 + (s % 700)} : {}),
+        ports: [{name: 'http', port: 80, protocol: 'TCP', ...(kind !== 'ClusterIP' ? {nodePort: 30000 + Math.floor(s / 5) % 2000} : {})}],
+        ...(kind === 'LoadBalancer' ? {externalTrafficPolicy: s % 20 === 0 ? 'Local' : 'Cluster', healthCheckNodePort: 32000 + (Math.floor(s / 20) % 700)} : {}),
       },
       ...(kind === 'LoadBalancer' ? {status: {loadBalancer: {ingress: [{ip: `203.0.${(s >> 8) & 255}.${s & 255}`}]}}} : {}),
     })

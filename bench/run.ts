@@ -8,7 +8,10 @@ const BENCHES: Array<{name: string; what: string; needsRoot?: boolean}> = [
   {name: 'iptables-parse', what: 'parse a 10,000 Services x 10 endpoints iptables-save (target >= 60 MB/s, <= 600 MB)'},
   {name: 'proxier-render', what: 'render kube-proxy rules for 10,000 Services x 10 endpoints'},
   {name: 'proxier-diff', what: 'render + diff against a same-size dump (target <= 3 s, <= 1 GiB)'},
+  {name: 'proxier-nft', what: 'nftables mode: render + diff for 10,000 Services x 10 endpoints against a same-size listing'},
+  {name: 'proxier-ipvs', what: 'IPVS mode: render + diff (ipvsadm, ipsets, kube-ipvs0, iptables) for 10,000 Services x 10 endpoints'},
   {name: 'fleet-merge', what: '1,000 node snapshots: analyze + group + render (target < 5 s, < 1 GiB)'},
+  {name: 'agent-scale', what: 'check --in-cluster, CLI side, against the test API server with 1,000 and 5,000 fake nodes: API requests per node, wall time'},
   {name: 'ssh-fleet', what: '50 sshd nodes, concurrency 16: our transport vs the `ssh true` floor (target <= 2x, < 1 GiB)', needsRoot: true},
 ]
 

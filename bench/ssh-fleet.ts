@@ -1,85 +1,99 @@
-// SSH fan-out benchmark: N private sshd "nodes" on loopback ports (one process each, as test/support/sshd.ts
-// starts them), then (a) the floor: OpenSSH `ssh ... true` to every node, and (b) SshTransport: one connection
-// per node running COMMANDS small commands as channels. Both with CONCURRENCY nodes at a time.
-// Usage: node --import tsx bench/ssh-fleet.ts [nodes]   (env: NODES, CONCURRENCY, COMMANDS). Needs root and sshd.
+// Fleet benchmark: the real `check --all` path over N private sshd "nodes" on loopback (one sshd process each, as
+// test/support/sshd.ts starts them) and the test API server, against the floor: OpenSSH `ssh NODE true` to every
+// node at the same concurrency (one handshake per node is the least any tool pays).
+// "ours" runs the services the `check` command runs (collectLive: cluster read once + plan over SSH, then
+// analyzeSnapshots and the JSON renderer) in this process; when dist/ is built, the CLI itself is timed too.
+// Usage: node --import tsx bench/ssh-fleet.ts [nodes]   (env: NODES, CONCURRENCY). Needs root and sshd.
 import {execFile} from 'node:child_process'
-import {rmSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {existsSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import pLimit from 'p-limit'
-import {SshTransport} from '../src/transports/ssh/ssh.js'
-import {makeTempDir, makeUserKey, type Sshd, sshdSkipReason, startSshd, targetFor, type UserKey} from '../test/support/sshd.js'
+import {analyzeSnapshots} from '../src/app/analyze.js'
+import {CATALOG} from '../src/core/checks/registry.js'
+import {planFor} from '../src/core/collection/plan.js'
+import type {KubeObject} from '../src/core/model/k8s.js'
+import type {Report} from '../src/core/model/report.js'
+import {collectLive, type LiveFlags} from '../src/cli/live.js'
+import {renderReport} from '../src/render/index.js'
+import {type FakeApiServer, startFakeApiServer} from '../test/support/fake-apiserver.js'
+import {endpointSlice, KUBE_PROXY_CONFIG, node, pod, service} from '../test/support/kube-objects.js'
+import {makeTempDir, makeUserKey, type Sshd, sshdSkipReason, startSshd, type UserKey} from '../test/support/sshd.js'
 
 const NODES = Number(process.argv[2] ?? process.env.NODES ?? 50)
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16)
-const COMMANDS = Number(process.env.COMMANDS ?? 20)
-
-/** Small, node-doctor-like reads; cycled to COMMANDS entries. */
-const COMMAND_POOL = [
-  'uname -r',
-  'cat /proc/loadavg',
-  'cat /proc/sys/net/ipv4/ip_forward',
-  'cat /proc/sys/net/ipv4/conf/all/route_localnet',
-  'id -u',
-  'hostname',
-  'cat /proc/uptime',
-  'ls /proc/sys/net/ipv4 | wc -l',
-  'cat /etc/os-release',
-  'echo $HOME',
-  'cat /proc/sys/kernel/osrelease',
-  'head -c 4096 /proc/self/status',
-  'date +%s',
-  'cat /proc/sys/net/core/somaxconn',
-  'test -e /var/lib/kubelet/config.yaml; echo $?',
-  'printf "%s\\n" a b c',
-  'cat /proc/meminfo | head -3',
-  'nproc',
-  'true',
-  'cat /proc/sys/net/ipv4/ip_local_port_range',
-]
-const commands = Array.from({length: COMMANDS}, (_, i) => COMMAND_POOL[i % COMMAND_POOL.length]!)
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const CLI = join(ROOT, 'bin', 'kubectl-node_doctor')
 
 function line(name: string, value: number | string, unit = ''): void {
   console.log(`${name}: ${typeof value === 'number' ? (Number.isInteger(value) ? value : value.toFixed(2)) : value}${unit ? ` ${unit}` : ''}`)
 }
 
-function openSshTrue(node: Sshd, key: UserKey, knownHosts: string): Promise<void> {
-  const args = [
-    '-F', '/dev/null',
-    '-o', 'BatchMode=yes',
-    '-o', `UserKnownHostsFile=${knownHosts}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', 'StrictHostKeyChecking=yes',
-    '-o', 'IdentitiesOnly=yes',
-    '-i', key.privateKeyPath,
-    '-p', String(node.port),
-    `root@${node.host}`,
-    'true',
-  ]
+const nodeName = (i: number) => `node-${String(i).padStart(2, '0')}`
+
+/** Nodes (all at 127.0.0.1: the ssh config gives each its port), one kube-proxy pod per node, a few Services. */
+function clusterObjects(count: number): KubeObject[] {
+  const objs: KubeObject[] = []
+  for (let i = 0; i < count; i++) {
+    objs.push(node(nodeName(i), '127.0.0.1', `10.${Math.floor(i / 250) + 1}.${i % 250}.0/24`))
+    objs.push(pod('kube-system', `kube-proxy-${i}`, nodeName(i), '127.0.0.1', {'k8s-app': 'kube-proxy'}, ['kube-proxy']))
+  }
+  objs.push(
+    service('default', 'kubernetes', '172.30.0.1', 443, {}),
+    service('shop', 'web', '172.30.1.1', 80, {app: 'web'}),
+    endpointSlice('shop', 'web', [0, 1].map((i) => ({ip: `10.1.${i}.10`, nodeName: nodeName(i)})), 80),
+    {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: {name: 'kube-proxy', namespace: 'kube-system', labels: {'k8s-app': 'kube-proxy'}},
+      spec: {selector: {matchLabels: {'k8s-app': 'kube-proxy'}}, template: {spec: {containers: [{name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.33.1'}]}}},
+      status: {desiredNumberScheduled: count, numberReady: count, updatedNumberScheduled: count},
+    } as KubeObject,
+    {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'kube-proxy', namespace: 'kube-system'}, data: {'config.conf': KUBE_PROXY_CONFIG}} as KubeObject,
+  )
+  return objs
+}
+
+function openSshTrue(sshConfig: string, name: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('ssh', args, {env: {...process.env, SSH_AUTH_SOCK: ''}}, (err, _out, stderr) => (err ? reject(new Error(`ssh to ${node.port} failed: ${stderr}`)) : resolve()))
+    execFile('ssh', ['-F', sshConfig, '-o', 'BatchMode=yes', name, 'true'], {env: {...process.env, SSH_AUTH_SOCK: ''}}, (err, _out, stderr) =>
+      err ? reject(new Error(`ssh ${name} true failed: ${stderr}`)) : resolve(),
+    )
   })
 }
 
-async function ours(node: Sshd, key: UserKey, knownHosts: string): Promise<void> {
-  const t = new SshTransport(`node-${node.port}`, targetFor(node, key, knownHosts), {agentSocket: ''})
-  try {
-    const results = await Promise.all(commands.map((c) => t.exec(c, {timeoutMs: 30_000})))
-    const bad = results.find((r) => r.exitCode !== 0)
-    if (bad) throw new Error(`a command failed on ${node.port}: ${bad.stderr}`)
-  } finally {
-    await t.close()
-  }
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+async function timed<T>(fn: () => Promise<T>): Promise<{ms: number; value: T}> {
   const t0 = performance.now()
-  await fn()
-  return performance.now() - t0
+  const value = await fn()
+  return {ms: performance.now() - t0, value}
 }
 
-async function fleet(nodes: Sshd[], run: (n: Sshd) => Promise<void>): Promise<number> {
-  const limit = pLimit(CONCURRENCY)
-  return timed(() => Promise.all(nodes.map((n) => limit(() => run(n)))))
+/** What `check` does, in process: collectLive (cluster once, nodes over SSH) → analyzeSnapshots → render. */
+async function checkInProcess(names: string[], flags: LiveFlags): Promise<Report> {
+  const live = await collectLive(names, flags)
+  const report = analyzeSnapshots(live.cluster, live.nodes, {metadata: {generatedAt: new Date().toISOString(), tool: {name: 'node-doctor', version: 'bench'}, command: 'check', context: live.access.context}})
+  renderReport(report, 'json', {color: false, catalog: CATALOG})
+  return report
+}
+
+/** The built CLI under /usr/bin/time: wall time and the child's peak RSS. */
+function checkCli(args: string[], home: string): Promise<{ms: number; rssMiB: number; exitCode: number}> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    execFile('/usr/bin/time', ['-f', 'ND_MAXRSS_KB=%M', CLI, ...args], {env: {...process.env, HOME: home, SSH_AUTH_SOCK: ''}, maxBuffer: 256 * 1024 * 1024}, (err, _out, stderr) => {
+      const m = /ND_MAXRSS_KB=(\d+)/.exec(stderr)
+      if (!m) return reject(new Error(`CLI run failed: ${err?.message}\n${stderr}`))
+      resolve({ms: performance.now() - t0, rssMiB: Number(m[1]) / 1024, exitCode: typeof err?.code === 'number' ? err.code : 0})
+    })
+  })
+}
+
+function assertComplete(report: Report, expected: number): void {
+  const collected = report.nodes.filter((n) => n.status !== 'uncollected').length
+  const connectErrors = report.collectionErrors.filter((e) => e.source === 'connect')
+  if (collected !== expected || connectErrors.length > 0) {
+    throw new Error(`only ${collected}/${expected} nodes collected: ${connectErrors.map((e) => `${e.node}: ${e.message}`).join('; ')}`)
+  }
 }
 
 async function main(): Promise<void> {
@@ -90,39 +104,90 @@ async function main(): Promise<void> {
   }
   const dir = makeTempDir('nd-bench-')
   const nodes: Sshd[] = []
+  let api: FakeApiServer | undefined
   const cleanup = async () => {
     await Promise.allSettled(nodes.map((n) => n.stop()))
+    await api?.close()
     rmSync(dir, {recursive: true, force: true})
   }
   const onSignal = () => void cleanup().then(() => process.exit(130))
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
   try {
-    const key = makeUserKey(dir)
+    mkdirSync(join(dir, '.ssh'), {mode: 0o700})
+    const key: UserKey = makeUserKey(dir)
     const startLimit = pLimit(8)
-    const setup = await timed(() => Promise.all(Array.from({length: NODES}, () => startLimit(async () => nodes.push(await startSshd({authorizedKeys: [key.publicKey], logLevel: 'INFO'}))))))
+    const setup = await timed(() => Promise.all(Array.from({length: NODES}, (_, i) => startLimit(async () => (nodes[i] = await startSshd({authorizedKeys: [key.publicKey], logLevel: 'INFO'}))))))
     const knownHosts = join(dir, 'known_hosts')
     writeFileSync(knownHosts, nodes.map((n) => n.knownHostsLine()).join(''))
+    // One Host entry per node, read by both OpenSSH (the floor) and node-doctor (--ssh-config).
+    const sshConfig = join(dir, 'ssh_config')
+    writeFileSync(
+      sshConfig,
+      nodes.map((n, i) => `Host ${nodeName(i)}\n  HostName 127.0.0.1\n  Port ${n.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${knownHosts}\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n`).join('\n'),
+    )
+    api = await startFakeApiServer({objects: clusterObjects(NODES)})
+    process.env.SSH_AUTH_SOCK = ''
+    const flags: LiveFlags = {
+      kubeconfig: api.kubeconfigPath,
+      'request-timeout': '0',
+      via: 'ssh',
+      concurrency: CONCURRENCY,
+      timeout: '30s',
+      'node-timeout': '5m',
+      'address-type': 'InternalIP',
+      'ssh-config': sshConfig,
+      quiet: true,
+    }
+    const accepted = () => nodes.reduce((s, n) => s + n.count(/Accepted publickey/), 0)
 
-    // Warm-up (disk cache, first sshd re-exec, module loading), not measured.
-    await openSshTrue(nodes[0]!, key, knownHosts)
-    await ours(nodes[0]!, key, knownHosts)
+    // Warm-up (disk cache, sshd re-exec, module loading, JIT), not measured.
+    await openSshTrue(sshConfig, nodeName(0))
+    assertComplete(await checkInProcess([nodeName(0)], flags), 1)
 
-    const floorOne = await timed(() => openSshTrue(nodes[1 % nodes.length]!, key, knownHosts))
-    const oursOne = await timed(() => ours(nodes[1 % nodes.length]!, key, knownHosts))
-    const floorTotal = await fleet(nodes, (n) => openSshTrue(n, key, knownHosts))
-    const oursTotal = await fleet(nodes, (n) => ours(n, key, knownHosts))
+    const floorOne = await timed(() => openSshTrue(sshConfig, nodeName(1)))
+    const oursOne = await timed(() => checkInProcess([nodeName(1)], flags))
+    assertComplete(oursOne.value, 1)
+
+    const floorLimit = pLimit(CONCURRENCY)
+    const floor = await timed(() => Promise.all(nodes.map((_, i) => floorLimit(() => openSshTrue(sshConfig, nodeName(i))))))
+
+    const before = accepted()
+    api.resetRequests()
+    const cpu0 = process.cpuUsage()
+    const fleet = await timed(() => checkInProcess([], {...flags, all: true}))
+    const cpu = process.cpuUsage(cpu0)
+    assertComplete(fleet.value, NODES)
+    const connections = accepted() - before
+    const listNodes = api.requests.filter((r) => r.verb === 'list' && r.resource === 'nodes').length
+    const commandsPerNode = planFor().length
+    const peakRss = process.resourceUsage().maxRSS / 1024
+
+    let cli: {ms: number; rssMiB: number; exitCode: number} | undefined
+    if (existsSync(join(ROOT, 'dist', 'commands', 'check.js'))) {
+      cli = await checkCli(['check', '--all', '--concurrency', String(CONCURRENCY), '--kubeconfig', api.kubeconfigPath, '--ssh-config', sshConfig, '-o', 'json', '--quiet'], dir)
+    }
 
     line('nodes', NODES, 'count')
     line('concurrency', CONCURRENCY, 'count')
-    line('commands_per_node', COMMANDS, 'count')
-    line('sshd_setup', setup, 'ms')
-    line('floor_openssh_true_total', floorTotal, 'ms')
-    line('floor_openssh_true_one_node', floorOne, 'ms')
-    line('ours_total', oursTotal, 'ms')
-    line('ours_one_node', oursOne, 'ms')
-    line('ours_per_command_amortized', oursTotal / (NODES * COMMANDS), 'ms')
-    line('ratio_ours_to_floor', oursTotal / floorTotal, 'x')
-    line('peak_rss', process.resourceUsage().maxRSS / 1024, 'MiB')
+    line('commands_per_node', commandsPerNode, 'count')
+    line('sshd_setup', setup.ms, 'ms')
+    line('floor_openssh_true_total', floor.ms, 'ms')
+    line('floor_openssh_true_one_node', floorOne.ms, 'ms')
+    line('check_all_total', fleet.ms, 'ms')
+    line('check_one_node', oursOne.ms, 'ms')
+    line('check_all_cpu', (cpu.user + cpu.system) / 1000, 'ms')
+    line('ssh_connections_per_node', connections / NODES, 'count')
+    line('cluster_node_lists', listNodes, 'count')
+    line('ratio_check_all_to_floor', fleet.ms / floor.ms, 'x')
+    line('peak_rss', peakRss, 'MiB')
+    if (cli) {
+      line('cli_check_all_total', cli.ms, 'ms')
+      line('cli_peak_rss', cli.rssMiB, 'MiB')
+      line('cli_exit_code', cli.exitCode, 'code')
+      line('ratio_cli_to_floor', cli.ms / floor.ms, 'x')
+    } else {
+      line('cli_check_all_total', 'skipped (run npm run build first)')
+    }
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
     await cleanup()

@@ -2,14 +2,14 @@
 // test/fixtures/checks/{proxy-mode,conntrack}/<case>/ and each area's cases.json. iptables-save (both backends),
 // nft list ruleset, ip -j -d link show (except kube-ipvs0) and conntrack -L come from the real tools in a network namespace (root
 // needed); ipvsadm cannot run here (no IPVS in the kernel), so its listing is hand-written in `ipvsadm -Sn` format.
-// Run: node --import tsx scripts/make-proxy-mode-fixtures.ts
+// Run: node --import tsx scripts/make-proxy-mode-fixtures.ts [proxy-mode|conntrack ...]
 import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {ClusterSnapshot} from '../src/core/model/snapshot.js'
 import {SNAPSHOT_API_VERSION} from '../src/core/model/snapshot.js'
 import {writeBundle} from '../src/transports/bundle/bundle.js'
 import {createNetns, netnsUnavailable} from '../test/support/netns.js'
-import {healthzBody, IPVSADM_SAVE, ipLinkJson, kubeProxyPod, metricsText, NODE, procModules, proxyCluster, proxyNode} from '../test/support/proxy-mode-builders.js'
+import {GAME, healthzBody, IPVSADM_SAVE, ipLinkJson, kubeProxyPod, metricsText, NODE, procModules, proxyCluster, proxyClusterWithGame, proxyNode} from '../test/support/proxy-mode-builders.js'
 
 const why = netnsUnavailable()
 if (why) throw new Error(`proxy-mode fixtures capture real iptables/nft/ip/conntrack output: ${why}`)
@@ -158,6 +158,14 @@ interface Case {
 
 const ipvsNode = {kubeIpvs0: true, ipsets: true, iptables: IPVS_MODE}
 const DNS_QUERY = (sport: number, client: string, ep: string) => ['-p', 'udp', '-s', client, '-d', '10.96.0.10', '--sport', String(sport), '--dport', '53', '-r', ep, '-q', client, '--reply-port-src', '53', '--reply-port-dst', String(sport), '-t', '120']
+/** A game client's flow to games/quake through `dst:dport` (a NodePort, externalIP or LB IP), NATed to `ep` (masqueraded to node-a). */
+const GAME_FLOW = (sport: number, client: string, dst: string, dport: number, ep: string) =>
+  ['-p', 'udp', '-s', client, '-d', dst, '--sport', String(sport), '--dport', String(dport), '-r', ep, '-q', '192.168.0.11', '--reply-port-src', String(GAME.port), '--reply-port-dst', String(sport), '-t', '120']
+const GAME_FLOWS = (ep: string) => [
+  GAME_FLOW(51001, '198.18.0.7', '192.168.0.11', GAME.nodePort, ep),
+  GAME_FLOW(51002, '198.18.0.8', GAME.externalIP, GAME.port, ep),
+  GAME_FLOW(51003, '198.18.0.9', GAME.lbIP, GAME.port, ep),
+]
 
 const CASES: Case[] = [
   {name: 'healthy-iptables', area: 'proxy-mode', cluster: () => proxyCluster(), capture: {iptables: IPTABLES_MODE}, artifacts: {...healthy, ipvsadm: ''}},
@@ -193,6 +201,14 @@ const CASES: Case[] = [
     artifacts: {},
   },
   {
+    name: 'healthy-frontends',
+    area: 'conntrack',
+    // games/quake's NodePort, externalIP and LoadBalancer flows all go to its current endpoint.
+    cluster: () => proxyClusterWithGame({}, ['10.244.1.30']),
+    capture: {iptables: IPTABLES_MODE, conntrack: [DNS_QUERY(41001, '10.244.1.5', '10.244.1.2'), ...GAME_FLOWS('10.244.1.30')]},
+    artifacts: {},
+  },
+  {
     name: 'stale-udp',
     area: 'conntrack',
     fires: ['CT-001'],
@@ -204,12 +220,22 @@ const CASES: Case[] = [
     },
     artifacts: {},
   },
+  {
+    name: 'stale-udp-frontends',
+    area: 'conntrack',
+    fires: ['CT-001'],
+    // games/quake's pod moved from 10.244.2.30 to 10.244.1.30; flows through its NodePort, externalIP and LB IP still go to the old one.
+    cluster: () => proxyClusterWithGame({}, ['10.244.1.30']),
+    capture: {iptables: IPTABLES_MODE, conntrack: [DNS_QUERY(41001, '10.244.1.5', '10.244.1.2'), ...GAME_FLOWS('10.244.2.30')]},
+    artifacts: {},
+  },
 ]
 
 const QUIET: Record<Case['area'], string> = {'proxy-mode': 'healthy-iptables', conntrack: 'healthy'}
 const cases: Record<Case['area'], Record<string, {fire: string; quiet: string; node: string}>> = {'proxy-mode': {}, conntrack: {}}
 
-for (const c of CASES) {
+const wanted = process.argv.slice(2)
+for (const c of CASES.filter((x) => wanted.length === 0 || wanted.includes(x.area))) {
   const out = join('test/fixtures/checks', c.area, c.name)
   const captured = capture(c.capture)
   const node = proxyNode({...captured, ...c.artifacts})
@@ -219,10 +245,10 @@ for (const c of CASES) {
     cluster: c.cluster(),
     nodes: [node],
   })
-  for (const id of c.fires ?? []) cases[c.area][id] = {fire: c.name, quiet: QUIET[c.area], node: NODE}
+  for (const id of c.fires ?? []) cases[c.area][id] ??= {fire: c.name, quiet: QUIET[c.area], node: NODE}
   console.log(`wrote ${out}`)
 }
-for (const area of ['proxy-mode', 'conntrack'] as const) {
+for (const area of (['proxy-mode', 'conntrack'] as const).filter((a) => wanted.length === 0 || wanted.includes(a))) {
   mkdirSync(join('test/fixtures/checks', area), {recursive: true})
   writeFileSync(join('test/fixtures/checks', area, 'cases.json'), JSON.stringify(cases[area], null, 2) + '\n')
 }

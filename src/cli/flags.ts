@@ -119,3 +119,25 @@ export function parseDuration(value: string, flag: string): number {
   if (pos !== v.length || v === '') throw new UsageError(`invalid duration "${value}" for --${flag}`, 'Use e.g. 30s, 5m, 1m30s or 500ms.')
   return Math.round(total)
 }
+
+/** Every `fix` command: plan first, then act only when confirmed (see src/cli/confirm.ts); each repair is audited. */
+export const fixFlags = {
+  'dry-run': Flags.boolean({summary: 'Print the plan and change nothing.', helpGroup: 'REPAIR'}),
+  yes: Flags.boolean({char: 'y', summary: 'Apply without asking (needed when stdin or stderr is not a terminal).', helpGroup: 'REPAIR'}),
+  'audit-log': Flags.string({
+    summary: 'Append the audit record here (default: NODE_DOCTOR_AUDIT_LOG, else ~/.local/state/node-doctor/audit.log).',
+    helpGroup: 'REPAIR',
+  }),
+}
+
+/** `--in-cluster` (check, preflight): collect with node-doctor's own agent DaemonSet (src/cli/agent-live.ts). */
+export const inClusterFlags = {
+  'in-cluster': Flags.boolean({
+    summary: 'Collect with a short-lived node-doctor agent DaemonSet in its own namespace instead of SSH (for large clusters).',
+    helpGroup: 'NODE ACCESS',
+  }),
+  image: Flags.string({
+    summary: 'Agent image for --in-cluster (default: ghcr.io/node-doctor/kubectl-node-doctor:<this plugin version>).',
+    helpGroup: 'NODE ACCESS',
+  }),
+}

@@ -35,7 +35,7 @@ export interface ProxierFlagValues {
 }
 
 /** Reads the objects files and resolves node, version, configuration and runtime facts. */
-export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4' | 'ipv6'): RenderInput {
+export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): RenderInput {
   if (!flags.objects?.length || !flags.node) throw new UsageError('--objects and --node are required for offline rendering', 'Or give a NODE argument to read the cluster and the node live.')
   const texts = flags.objects.map((path) => ({name: path === '-' ? '<stdin>' : path, text: readInputFile(path)}))
   let objects
@@ -65,9 +65,10 @@ export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4
     }
   }
   const family = (flags['ip-family'] as 'ipv4' | 'ipv6' | undefined) ?? familyHint
+  const addresses = flags['node-address'] ?? extra.nodeAddresses
   const facts = {
     ...(family ? {family} : {}),
-    ...(flags['node-address'] ? {nodeInterfaceAddresses: flags['node-address']} : {}),
+    ...(addresses ? {nodeInterfaceAddresses: addresses} : {}),
     ...(flags['random-fully'] !== undefined ? {randomFully: flags['random-fully']} : {}),
     ...(flags.nfacct !== undefined ? {nfacct: flags.nfacct} : {}),
     ...(flags['tcp-be-liberal'] !== undefined ? {tcpBeLiberal: flags['tcp-be-liberal']} : {}),

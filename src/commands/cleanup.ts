@@ -1,18 +1,23 @@
 import {Flags} from '@oclif/core'
+import {cleanupAgentRuns, type LeftoverAgentRun} from '../app/agent-cleanup.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags, kubeFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
+import {ClusterAccessError} from '../ports/cluster.js'
+import {KubeAgentApi} from '../transports/kube/agent-api.js'
 import {KubeClusterClient} from '../transports/kube/client.js'
 import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {type LeftoverPod, cleanupDebugPods} from '../transports/pod/cleanup.js'
 import {DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE} from '../transports/pod/debug-pod.js'
 
 export default class Cleanup extends BaseCommand {
-  static override summary = 'Delete debug pods that --via pod runs left behind.'
+  static override summary = 'Delete debug pods that --via pod runs, and agent namespaces that --in-cluster runs, left behind.'
   static override description =
     `Finds pods labelled ${DEBUG_POD_SELECTOR} (the privileged pods --via pod creates) and deletes them. A run ` +
     'deletes its own pods when it ends, even on Ctrl-C; leftovers come from a killed process or a lost API ' +
-    'connection, and stop by themselves after an hour. Note: this also deletes the pods of a run still in progress.'
+    'connection, and stop by themselves after an hour. It also deletes the namespaces of --in-cluster agent runs ' +
+    '(labelled app.kubernetes.io/component=agent; every agent object lives in its run\'s namespace). Note: this also ' +
+    'deletes the pods and agents of a run still in progress.'
 
   static override examples = [
     '<%= config.bin %> cleanup',
@@ -34,16 +39,28 @@ export default class Cleanup extends BaseCommand {
     const client = new KubeClusterClient(loadKubeConfig(flags))
     const namespace = flags['all-namespaces'] ? undefined : flags['pod-namespace']
     const pods = await cleanupDebugPods(client, {dryRun: flags['dry-run'], ...(namespace === undefined ? {} : {namespace})})
-    if (pods.length === 0) {
-      if (!flags.quiet) this.note(`No node-doctor debug pods ${namespace === undefined ? 'in any namespace' : `in namespace ${namespace}`}.`)
-      return
-    }
+    // Agent runs live in namespaces of their own; a user who may not list namespaces still gets the pod cleanup.
+    const runs = await cleanupAgentRuns(new KubeAgentApi(client), {dryRun: flags['dry-run']}).catch((err: unknown) => {
+      if (!(err instanceof ClusterAccessError && err.forbidden)) throw err
+      this.note(`warning: agent namespaces not checked: ${err.message}`)
+      return []
+    })
+    if (pods.length === 0 && !flags.quiet) this.note(`No node-doctor debug pods ${namespace === undefined ? 'in any namespace' : `in namespace ${namespace}`}.`)
     for (const p of pods) {
       if (p.outcome === 'failed') this.note(`error: could not delete pod "${p.namespace}/${p.name}": ${p.error}`)
       else process.stdout.write(`${describeOutcome(p)}\n`)
     }
-    if (pods.some((p) => p.outcome === 'failed')) process.exitCode = ExitCode.ACCESS
+    for (const r of runs) {
+      if (r.outcome === 'failed') this.note(`error: could not delete namespace "${r.namespace}": ${r.error}`)
+      else process.stdout.write(`${describeRun(r)}\n`)
+    }
+    if (pods.some((p) => p.outcome === 'failed') || runs.some((r) => r.outcome === 'failed')) process.exitCode = ExitCode.ACCESS
   }
+}
+
+function describeRun(r: LeftoverAgentRun): string {
+  const verb = {deleted: 'deleted', gone: 'already gone', 'dry-run': 'would be deleted (dry run)', failed: 'not deleted'}[r.outcome]
+  return `namespace "${r.namespace}" ${verb} (agent run${r.run ? ` ${r.run}` : ''}${r.createdAt ? `, created ${r.createdAt}` : ''})`
 }
 
 function describeOutcome(p: LeftoverPod): string {

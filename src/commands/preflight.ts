@@ -3,7 +3,8 @@ import {basename, dirname, join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {analyzeSnapshots} from '../app/analyze.js'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import {collectInCluster} from '../cli/agent-live.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
 import {collectLive} from '../cli/live.js'
 import {applyBaseline, type BaselineEntry, parseBaseline} from '../core/baseline.js'
 import {CATALOG} from '../core/checks/registry.js'
@@ -47,6 +48,7 @@ export default class Preflight extends BaseCommand {
     baseline: Flags.string({summary: 'YAML file of accepted findings (id, node, subject, reason, expires) to suppress.', helpGroup: 'OUTPUT'}),
     'from-bundle': Flags.string({summary: 'Analyze this bundle (directory or .tgz from `collect`) instead of collecting live.', helpGroup: 'SELECTION'}),
     ...transportFlags,
+    ...inClusterFlags,
     ...kubeFlags,
     ...commonFlags,
   }
@@ -78,7 +80,9 @@ export default class Preflight extends BaseCommand {
       })
     } else {
       // quiet: no progress line, even on a terminal.
-      const live = await collectLive(names, {...flags, quiet: true}, {areas})
+      const live = flags['in-cluster']
+        ? await collectInCluster(names, {...flags, quiet: true}, {areas, version: this.config.version})
+        : await collectLive(names, {...flags, quiet: true}, {areas})
       report = analyzeSnapshots(live.cluster, live.nodes, {areas, metadata: {...metadata, context: live.access.context}})
     }
 

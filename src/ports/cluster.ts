@@ -148,6 +148,12 @@ export interface ClusterWriter {
    * (`forbidden` for a 403); callers treat any failure as a warning, never as a failed repair.
    */
   recordNodeEvent?(event: NodeEvent): Promise<void>
+  /**
+   * Replaces a ConfigMap (PUT) with `metadata.resourceVersion` as the precondition: the server refuses with 409
+   * Conflict when someone changed it since it was read, so an edit never overwrites a change it did not see.
+   * Resolves with the ConfigMap as stored. Optional: only `fix kube-proxy-mode` needs it.
+   */
+  updateConfigMap?(configMap: ConfigMap): Promise<ConfigMap>
 }
 
 /** A repair summarised for `kubectl describe node`. */

@@ -165,6 +165,8 @@ export function nodeSnapshot(node: string, artifacts: Record<string, string>): N
     'ip6-route': 'ip -6 route show',
     'ip-addr': 'ip -j addr show',
     'ip-link': 'ip -j -d link show',
+    'bird-protocols': 'birdc -s /var/run/calico/bird.ctl show protocols',
+    'bird6-protocols': 'birdc6 -s /var/run/calico/bird6.ctl show protocols',
   }
   return {
     apiVersion: SNAPSHOT_API_VERSION,

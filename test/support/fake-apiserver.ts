@@ -808,13 +808,18 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     maxInFlight = Math.max(maxInFlight, inFlight)
     const url = new URL(req.url ?? '/', 'http://x')
     const record: RequestRecord = {method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0}
-    // 'finish' (response handed to the OS) precedes the client seeing the end, so overlaps are never overstated.
+    // A request stops counting when its handler calls res.end(), which certainly precedes the client seeing the end
+    // (the 'finish' event does not: with keep-alive, in one process, the client's next request can arrive first).
     let counted = true
     const done = () => {
       if (counted) inFlight--
       counted = false
     }
-    res.on('finish', done)
+    const end = res.end.bind(res) as (...args: unknown[]) => http.ServerResponse
+    res.end = ((...args: unknown[]) => {
+      done()
+      return end(...args)
+    }) as typeof res.end
     res.on('close', done)
     try {
       await handle(req, res, record)

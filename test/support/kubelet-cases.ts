@@ -92,6 +92,8 @@ export interface KubeletWorld {
   intended?: KubeletDoc | null
   dropIns?: Array<{name: string; text: string}>
   kubeadmFlags?: string
+  /** The user's KUBELET_EXTRA_ARGS file (default: the empty /etc/sysconfig/kubelet the packages ship); null = absent. */
+  extraArgs?: ExtraArgsFile | null
   /** Unit text; null = not collected. */
   unit?: string | null
   containerd?: string
@@ -108,6 +110,17 @@ export interface KubeletWorld {
 }
 
 export const DEFAULT_FLAGS = 'KUBELET_KUBEADM_ARGS="--node-ip=192.168.0.11"\n'
+
+export interface ExtraArgsFile {
+  path: '/etc/default/kubelet' | '/etc/sysconfig/kubelet'
+  text: string
+}
+/** The file's plan artifact per path. */
+const EXTRA_ARGS_ARTIFACT: Record<ExtraArgsFile['path'], string> = {'/etc/default/kubelet': 'kubelet-default-env', '/etc/sysconfig/kubelet': 'kubelet-sysconfig-env'}
+/** /etc/sysconfig/kubelet as the pkgs.k8s.io rpm installs it (the unit in the fixtures names this file). */
+export const PACKAGED_EXTRA_ARGS: ExtraArgsFile = {path: '/etc/sysconfig/kubelet', text: 'KUBELET_EXTRA_ARGS=\n'}
+export const sysconfigArgs = (args: string): ExtraArgsFile => ({path: '/etc/sysconfig/kubelet', text: `KUBELET_EXTRA_ARGS="${args}"\n`})
+export const defaultArgs = (args: string): ExtraArgsFile => ({path: '/etc/default/kubelet', text: `# Managed by the node bootstrap\nKUBELET_EXTRA_ARGS=${args}\n`})
 
 function nodeObject(w: KubeletWorld): Node {
   return {
@@ -133,6 +146,8 @@ export function artifactsOf(w: KubeletWorld, config: KubeletDoc): Record<string,
     'containerd-config': w.containerd ?? CONTAINERD_SYSTEMD,
   }
   if (w.unit !== null) a['kubelet-unit'] = w.unit ?? UNIT
+  const extra = w.extraArgs === undefined ? PACKAGED_EXTRA_ARGS : w.extraArgs
+  if (extra !== null) a[EXTRA_ARGS_ARTIFACT[extra.path]] = extra.text
   if (w.dropIns && w.dropIns.length > 0) a['kubelet-dropins'] = w.dropIns.map((d) => `# node-doctor-file: ${d.name}\n${d.text}`).join('\n')
   if (w.resolvConf !== undefined) a['resolv-conf'] = w.resolvConf
   return a
@@ -158,7 +173,7 @@ export function kubeletWorld(w: KubeletWorld): {cluster: ClusterSnapshot; node: 
 const cfg = (patch: KubeletDoc): KubeletDoc => ({...kubeadmKubeletConfig(), ...patch})
 const FLAGS = (args: string) => `KUBELET_KUBEADM_ARGS="--node-ip=192.168.0.11 ${args}"\n`
 
-/** One fire case per check; all stay quiet on `healthy`. */
+/** At least one fire case per check (the first is the one in cases.json); all stay quiet on `healthy`. */
 export const KUBELET_CASES: Array<{id: string; name: string; world: KubeletWorld}> = [
   {id: 'KUBELET-001', name: 'edited-not-restarted', world: {config: cfg({maxPods: 250}), runningConfig: kubeadmKubeletConfig(), intended: cfg({maxPods: 250})}},
   {
@@ -194,6 +209,10 @@ export const KUBELET_CASES: Array<{id: string; name: string; world: KubeletWorld
   {id: 'KUBELET-024', name: 'eviction-partial', world: {config: cfg({evictionHard: {'memory.available': '50Mi'}})}},
   {id: 'KUBELET-025', name: 'swap-without-behavior', world: {config: cfg({failSwapOn: false})}},
   {id: 'KUBELET-026', name: 'slow-status-updates', world: {config: cfg({nodeStatusUpdateFrequency: '20s'})}},
+  // The same flag checks with the flag in the user's KUBELET_EXTRA_ARGS file rather than kubeadm-flags.env.
+  {id: 'KUBELET-019', name: 'removed-flag-extra-args', world: {config: kubeadmKubeletConfig(), extraArgs: sysconfigArgs('--network-plugin=cni'), noConfigz: true}},
+  {id: 'KUBELET-020', name: 'deprecated-flag-default-file', world: {config: kubeadmKubeletConfig(), unit: null, extraArgs: defaultArgs('--pod-infra-container-image=registry.k8s.io/pause:3.9')}},
+  {id: 'KUBELET-021', name: 'flag-overrides-file-extra-args', world: {config: cfg({maxPods: 110}), extraArgs: sysconfigArgs('--max-pods=250')}},
 ]
 
 export const HEALTHY: KubeletWorld = {config: kubeadmKubeletConfig()}

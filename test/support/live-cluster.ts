@@ -10,7 +10,7 @@ import {generateIptablesRestore} from '../../src/core/proxier/iptables/generate.
 import {serializeSave} from '../../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../../src/core/proxier/objects.js'
 import {buildRenderInput} from '../../src/core/proxier/render-input.js'
-import {startFakeApiServer, type FakeApiServer} from './fake-apiserver.js'
+import {startFakeApiServer, type FakeApiServer, type FakeApiServerOptions} from './fake-apiserver.js'
 import {fixturePath} from './golden.js'
 import {type CliResult, runCli} from './run-cli.js'
 import {createNetns, makeTempDir, makeUserKey, netnsSkipReason, type Netns, type Sshd, sshdSkipReason, startSshd} from './sshd.js'
@@ -41,7 +41,10 @@ export interface LiveCluster {
 }
 
 /** Starts nodes node-a and node-b (fixture objects from the proxier's loadbalancer case) with kube-proxy's rules loaded. */
-export async function startLiveCluster(nodeNames: readonly string[] = ['node-a', 'node-b']): Promise<LiveCluster> {
+export async function startLiveCluster(
+  nodeNames: readonly string[] = ['node-a', 'node-b'],
+  options: {api?: Omit<FakeApiServerOptions, 'objects'>; objects?: (objects: KubeObject[]) => KubeObject[]} = {},
+): Promise<LiveCluster> {
   const dir = makeTempDir('nd-live-')
   const key = makeUserKey(dir)
   const objects = loadObjects([
@@ -76,7 +79,7 @@ export async function startLiveCluster(nodeNames: readonly string[] = ['node-a',
     {apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'kube-proxy'}, data: {'config.conf': KUBE_PROXY_CONFIG}} as KubeObject,
     {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {namespace: 'kube-system', name: 'kube-proxy'}, spec: {template: {spec: {containers: [{name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.33.2'}]}}}} as KubeObject,
   )
-  const api = await startFakeApiServer({objects: apiObjects})
+  const api = await startFakeApiServer({...options.api, objects: options.objects ? options.objects(apiObjects) : apiObjects})
   const nsOf = (node: string) => nodes.find((n) => n.name === node)!.ns.name
   return {
     api,

@@ -118,3 +118,32 @@ export const IPVSADM_SAVE = [
   '-a -u 10.96.0.10:53 -r 10.244.2.2:53 -m -w 1',
   '',
 ].join('\n')
+
+// --- CT-001 frontends beyond the ClusterIP ---------------------------------------------------------------------
+
+/** games/quake: UDP 27960 as LoadBalancer (ClusterIP 10.96.5.5, nodePort 30960, externalIP 203.0.113.10, LB IP 198.51.100.20). */
+export const GAME = {clusterIP: '10.96.5.5', port: 27960, nodePort: 30960, externalIP: '203.0.113.10', lbIP: '198.51.100.20'} as const
+
+export function gameService(): Service {
+  const s = service('games', 'quake', GAME.clusterIP, {app: 'quake'}, {
+    type: 'LoadBalancer',
+    externalIPs: [GAME.externalIP],
+    ports: [{name: 'game', protocol: 'UDP', port: GAME.port, nodePort: GAME.nodePort}],
+  })
+  s.status = {loadBalancer: {ingress: [{ip: GAME.lbIP, ipMode: 'VIP'}]}}
+  return s
+}
+
+export function gameSlice(ips: string[]) {
+  const s = endpointSlice('games', 'quake', ips.map((ip) => ({ip})))
+  s.ports = [{name: 'game', protocol: 'UDP', port: GAME.port}]
+  return s
+}
+
+/** `proxyCluster(w)` plus games/quake served by `gameEndpoints`. */
+export function proxyClusterWithGame(w: ProxyWorld, gameEndpoints: string[]): ClusterSnapshot {
+  const c = proxyCluster(w)
+  c.services = [...c.services, gameService()]
+  c.endpointSlices = [...c.endpointSlices, gameSlice(gameEndpoints)]
+  return c
+}

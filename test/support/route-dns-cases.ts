@@ -13,6 +13,7 @@ import {
   pod,
   service,
 } from './calico-dns-builders.js'
+import type {BirdSetup} from './bird-netns.js'
 import {type CalicoNodeSetup, podRoute} from './calico-netns.js'
 
 export interface FixtureCase {
@@ -22,6 +23,8 @@ export interface FixtureCase {
   cluster: () => ClusterSnapshot
   /** Route scenarios only: how node-a is set up before its artifacts are captured. */
   setup?: CalicoNodeSetup
+  /** Route scenarios with BGP: the BIRD sessions node-a has (real BIRD in netns; test/support/bird-netns.ts). */
+  bgp?: BirdSetup
   fires: string[]
 }
 
@@ -45,7 +48,7 @@ const without = (list: string[][], drop: string[]) => list.filter((r) => r !== d
 const BASE_ROUTES = [BLACKHOLE, ...POD_ROUTES, IPIP_TO_B]
 
 export const ROUTE_CASES: FixtureCase[] = [
-  {area: 'routes', name: 'healthy-ipip', node: 'node-a', cluster: ipipCluster, setup: ipipNode(BASE_ROUTES), fires: []},
+  {area: 'routes', name: 'healthy-ipip', node: 'node-a', cluster: ipipCluster, setup: ipipNode(BASE_ROUTES), bgp: {}, fires: []},
   {
     area: 'routes',
     name: 'healthy-vxlan',
@@ -94,6 +97,17 @@ export const ROUTE_CASES: FixtureCase[] = [
     cluster: ipipCluster,
     setup: {workloads: {...WORKLOADS, cali3333333333c: '10.244.1.20'}, routes: [...BASE_ROUTES, podRoute('10.244.1.20', 'cali3333333333c')]},
     fires: ['RT-006'],
+  },
+  {
+    // A BGPPeer to the top-of-rack router (192.168.0.1, AS 64513) that does not speak BGP: the mesh to node-b is
+    // Established, the global peer stays Active with "Socket: Connection refused".
+    area: 'routes',
+    name: 'bgp-peer-down',
+    node: 'node-a',
+    cluster: ipipCluster,
+    setup: ipipNode(BASE_ROUTES),
+    bgp: {extraPeers: [{kind: 'Global', ip: '192.168.0.1', as: 64513, speaks: false}]},
+    fires: ['RT-008'],
   },
   {
     area: 'routes',

@@ -5,6 +5,8 @@ import {parseInputFile, readInputFile} from '../../cli/input.js'
 import {dualBackendResult} from '../../core/checks/proxy-mode/dual-backend-report.js'
 import {liveShowFlags} from '../../cli/node-artifact.js'
 import {checkProxierForm, liveProxier} from '../../cli/proxy-live.js'
+import {diffIpvsReport, ipvsDiffFlags} from '../../cli/proxy-ipvs.js'
+import {diffNftablesCommand} from '../../cli/proxy-nft.js'
 import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
 import {diffRulesetAgainstDump} from '../../core/checks/iptables/diff.js'
 import {buildReport} from '../../core/model/report.js'
@@ -33,11 +35,13 @@ export default class ProxyDiff extends BaseCommand {
 
   static override flags = {
     ...proxierFlags,
-    mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables'], default: 'iptables'}),
+    mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables', 'ipvs', 'nftables'], default: 'iptables'}),
     'iptables-save': Flags.string({summary: 'The node\'s `iptables-save` (or `ip6tables-save`) output; - for stdin.'}),
     'other-backend-save': Flags.string({
       summary: "The node's dump from the other iptables backend (iptables-legacy-save when the host uses nf_tables, or iptables-nft-save): KUBE-* chains there are reported (PROXY-010).",
     }),
+    ...ipvsDiffFlags,
+    nft: Flags.string({summary: "nftables mode: the node's `nft list table ip kube-proxy` (or ip6) or `nft -j list ruleset` output; - for stdin."}),
     ...reportFlags,
     ...commonFlags,
     ...liveShowFlags,
@@ -45,6 +49,14 @@ export default class ProxyDiff extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyDiff)
+    if (flags.mode === 'ipvs') {
+      const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
+      return this.emitReport(await diffIpvsReport(args.node, flags, io, {toolVersion: this.config.version, command: ['proxy', 'diff', ...this.argv].join(' ')}), flags)
+    }
+    if (flags.mode === 'nftables') {
+      const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
+      return this.emitReport(await diffNftablesCommand(args.node, flags, io, {toolVersion: this.config.version, command: ['proxy', 'diff', ...this.argv].join(' ')}), flags)
+    }
     checkProxierForm(args.node, flags, '--iptables-save', flags['iptables-save'])
     if (args.node !== undefined) {
       const live = await liveProxier(args.node, flags)

@@ -4,6 +4,8 @@ import {commonFlags} from '../../cli/flags.js'
 import {liveShowFlags} from '../../cli/node-artifact.js'
 import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
 import {checkProxierForm, liveProxier} from '../../cli/proxy-live.js'
+import {renderIpvs} from '../../cli/proxy-ipvs.js'
+import {renderNftables} from '../../cli/proxy-nft.js'
 import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
 import {serializeSave} from '../../core/proxier/iptables/save.js'
 
@@ -24,7 +26,7 @@ export default class ProxyRender extends BaseCommand {
 
   static override flags = {
     ...proxierFlags,
-    mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables'], default: 'iptables'}),
+    mode: Flags.string({summary: 'kube-proxy mode.', options: ['iptables', 'ipvs', 'nftables'], default: 'iptables'}),
     format: Flags.string({summary: 'restore: the exact iptables-restore input; save: the resulting iptables-save view.', options: ['restore', 'save'], default: 'restore'}),
     ...commonFlags,
     ...liveShowFlags,
@@ -33,6 +35,14 @@ export default class ProxyRender extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyRender)
     checkProxierForm(args.node, flags, '', undefined)
+    if (flags.mode === 'ipvs') {
+      process.stdout.write(await renderIpvs(args.node, flags, {note: (m) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}))
+      return
+    }
+    if (flags.mode === 'nftables') {
+      process.stdout.write(await renderNftables(args.node, flags, {note: (m) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}))
+      return
+    }
     const render = args.node !== undefined ? (await liveProxier(args.node, flags)).render : resolveProxierInput(flags)
     if (flags.verbose) this.note(describeRender(render))
     if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)

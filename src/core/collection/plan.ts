@@ -32,6 +32,11 @@ const item = (id: string, description: string, argv: string[], areas: Area[], ex
 
 const KUBE_PROXY_METRICS = 'http://127.0.0.1:10249'
 
+/** `show protocols` on a BIRD control socket with birdcl (calico-node's client) or birdc (distribution packages). */
+function birdShowProtocols(socket: string): string[] {
+  return ['sh', '-c', `for c in birdcl birdc; do command -v "$c" >/dev/null 2>&1 && exec "$c" -s ${socket} show protocols; done; echo 'birdcl: command not found' >&2; exit 127`]
+}
+
 /** The full plan. Order matters only for readability of bundles. */
 export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('uname', 'kernel release', ['uname', '-r'], ['proxy-mode', 'nftables', 'kubelet']),
@@ -50,6 +55,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('kubelet-config', 'kubelet config file', ['cat', '/var/lib/kubelet/config.yaml'], ['kubelet', 'dns']),
   item('kubelet-unit', 'kubelet systemd unit and drop-ins', ['systemctl', 'cat', 'kubelet'], ['kubelet']),
   item('kubeadm-flags', 'kubeadm kubelet flags', ['cat', '/var/lib/kubelet/kubeadm-flags.env'], ['kubelet']),
+  item('kubelet-default-env', "the user's kubelet flags (KUBELET_EXTRA_ARGS, deb packages)", ['cat', '/etc/default/kubelet'], ['kubelet']),
+  item('kubelet-sysconfig-env', "the user's kubelet flags (KUBELET_EXTRA_ARGS, rpm and pkgs.k8s.io packages)", ['cat', '/etc/sysconfig/kubelet'], ['kubelet']),
   item('kubelet-cmdline', 'running kubelet command line', ['sh', '-c', "tr '\\0' ' ' </proc/$(pgrep -o -x kubelet)/cmdline"], ['kubelet']),
   item('resolv-conf', 'the node\'s resolv.conf', ['cat', '/etc/resolv.conf'], ['kubelet', 'dns']),
   item('containerd-config', 'containerd config', ['cat', '/etc/containerd/config.toml'], ['kubelet']),
@@ -65,6 +72,11 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   ),
   item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
   item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
+  // Calico's BGP sessions (BIRD's protocol table through its control socket, which calico-node keeps on the host),
+  // and calicoctl's summary as the fallback where no BIRD client is installed.
+  item('bird-protocols', 'Calico BGP peers (BIRD, IPv4)', birdShowProtocols('/var/run/calico/bird.ctl'), ['routes'], {tool: 'birdcl'}),
+  item('bird6-protocols', 'Calico BGP peers (BIRD, IPv6)', birdShowProtocols('/var/run/calico/bird6.ctl'), ['routes'], {tool: 'birdcl'}),
+  item('calico-node-status', 'Calico node status (BGP peers)', ['calicoctl', 'node', 'status'], ['routes']),
   // The kubelet's --config-dir drop-ins (read from the running kubelet's command line, default
   // /etc/kubernetes/kubelet.conf.d), each file preceded by "# node-doctor-file: PATH" (split by the kubelet checks).
   item(

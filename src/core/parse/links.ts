@@ -403,12 +403,15 @@ export function findInterface(table: LinkTable, name: string): NetInterface | un
   return table.interfaces.find((i) => i.name === name)
 }
 
+/** The dummy interface kube-proxy's IPVS mode binds Service VIPs to. */
+export const KUBE_IPVS_DEVICE = 'kube-ipvs0'
+
 /**
  * Service VIPs bound to kube-ipvs0, without prefix length; [] when the interface is absent. The IPv6 link-local
  * address the kernel may give the device is not a VIP and is left out.
  */
 export function kubeIpvsAddresses(table: LinkTable): string[] {
-  return findInterface(table, 'kube-ipvs0')?.addresses.filter((a) => a.scope !== 'link').map((a) => a.local) ?? []
+  return findInterface(table, KUBE_IPVS_DEVICE)?.addresses.filter((a) => a.scope !== 'link').map((a) => a.local) ?? []
 }
 
 /** Calico's workload (pod veth) interface names: `cali` plus 11 hex characters of a hash. */

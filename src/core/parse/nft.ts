@@ -146,11 +146,41 @@ export function findNftTable(rs: NftRuleset, family: NftFamily, name: string): N
 }
 
 export function findNftSet(table: NftTable, name: string): NftSet | undefined {
-  return table.sets.find((s) => s.name === name)
+  return indexedFind(table.sets, name)
 }
 
 export function findNftChain(table: NftTable, name: string): NftChain | undefined {
-  return table.chains.find((c) => c.name === name)
+  return indexedFind(table.chains, name)
+}
+
+/** Name → first element with that name, for an array that (almost always) only grows. */
+interface NameIndex<T> {
+  map: Map<string, T>
+  length: number
+  last: T | undefined
+}
+const nameIndexes = new WeakMap<object, NameIndex<unknown>>()
+
+/**
+ * `arr.find((x) => x.name === name)` in O(1) amortised: a listing of 100k chains is looked up once per chain and
+ * per rule while parsing, which was quadratic. The index follows appends; any other change to the array (shorter,
+ * or its last indexed element replaced) rebuilds it, and a hit is re-checked against the element's current name
+ * (elements are not renamed in place anywhere in node-doctor).
+ */
+function indexedFind<T extends {name: string}>(arr: T[], name: string): T | undefined {
+  if (arr.length < 16) return arr.find((x) => x.name === name)
+  let idx = nameIndexes.get(arr) as NameIndex<T> | undefined
+  if (!idx || arr.length < idx.length || (idx.length > 0 && arr[idx.length - 1] !== idx.last)) {
+    idx = {map: new Map(), length: 0, last: undefined}
+    nameIndexes.set(arr, idx)
+  }
+  for (let i = idx.length; i < arr.length; i++) if (!idx.map.has(arr[i]!.name)) idx.map.set(arr[i]!.name, arr[i]!)
+  idx.length = arr.length
+  idx.last = arr[arr.length - 1]
+  const hit = idx.map.get(name)
+  if (hit === undefined || hit.name === name) return hit
+  nameIndexes.delete(arr)
+  return arr.find((x) => x.name === name)
 }
 
 // --- text ------------------------------------------------------------------------------------------------------
@@ -172,14 +202,17 @@ function parseNftText(lines: InputLine[]): NftRuleset {
   let chain: NftChain | undefined
   let set: NftSet | undefined
   let object: NftObject | undefined
-  let pendingElements: {text: string; start: number} | undefined
+  // A multi-line `elements = { ... }`: its lines so far and the brace state at their end (scanned once per line;
+  // re-scanning the whole accumulated text made a 20k-element set quadratic).
+  let pendingElements: {parts: string[]; start: number; scan: BraceScan} | undefined
 
   for (const line of lines) {
     const t = line.text.trim()
     if (pendingElements) {
-      pendingElements.text += ' ' + t
-      if (braceBalance(pendingElements.text) === 0) {
-        set!.elements = parseElements(pendingElements.text, pendingElements.start)
+      pendingElements.parts.push(t)
+      pendingElements.scan = scanBraces(' ' + t, pendingElements.scan)
+      if (pendingElements.scan.depth === 0) {
+        set!.elements = parseElements(pendingElements.parts.join(' '), pendingElements.start)
         pendingElements = undefined
       }
       continue
@@ -217,8 +250,9 @@ function parseNftText(lines: InputLine[]): NftRuleset {
         continue
       }
       if (/^elements\s*=\s*\{/.test(t)) {
-        if (braceBalance(t) === 0) set.elements = parseElements(t, line.n)
-        else pendingElements = {text: t, start: line.n}
+        const scan = scanBraces(t, {depth: 0, inString: false, escaped: false})
+        if (scan.depth === 0) set.elements = parseElements(t, line.n)
+        else pendingElements = {parts: [t], start: line.n, scan}
         continue
       }
       parseSetAttribute(set, t, line.n)
@@ -423,6 +457,29 @@ function parseQuoted(text: string, n: number): string {
 }
 
 /** Net `{`/`}` depth outside quoted strings. */
+interface BraceScan {
+  depth: number
+  inString: boolean
+  /** The previous character was a backslash inside a string. */
+  escaped: boolean
+}
+
+/** Continues a brace count over `text` from `state` (strings and their escapes skipped). */
+function scanBraces(text: string, state: BraceScan): BraceScan {
+  let {depth, inString, escaped} = state
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (escaped) escaped = false
+      else if (c === '\\') escaped = true
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '{') depth++
+    else if (c === '}') depth--
+  }
+  return {depth, inString, escaped}
+}
+
 function braceBalance(text: string): number {
   let depth = 0
   let inString = false

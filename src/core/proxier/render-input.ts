@@ -1,7 +1,7 @@
 // From loaded API objects to the proxier's input for one node: which Node, which kube-proxy version, which
 // configuration. Shared by `proxy render` and the tests so both take the same path.
 import {UsageError} from '../../errors.js'
-import type {ConfigMap, DaemonSet, Node} from '../model/k8s.js'
+import type {ConfigMap, DaemonSet, Node, ServiceCIDR} from '../model/k8s.js'
 import {
   isSupportedVersion,
   type KubeProxyVersion,
@@ -36,6 +36,10 @@ export interface RenderInput {
   versionSource: VersionSource
   /** Human-readable notes about defaults that were assumed. */
   notes: string[]
+  /** The KubeProxyConfiguration the options came from (the IPVS and nftables proxiers read their own sections). */
+  kubeProxyConfig?: Record<string, unknown>
+  /** networking.k8s.io/v1 ServiceCIDRs from the objects (the nftables proxier drops traffic to unallocated IPs). */
+  serviceCIDRs: ServiceCIDR[]
 }
 
 /** ConfigMap names that hold kube-proxy's configuration: kubeadm's, then EKS's. */
@@ -109,5 +113,7 @@ export function buildRenderInput(objects: LoadedObjects, req: RenderRequest): Re
   }
   if (!req.kubeProxyConfig) notes.push('no kube-system/kube-proxy ConfigMap (config.conf) found; using kube-proxy defaults')
   const options = proxierOptionsFromKubeProxyConfig(req.kubeProxyConfig, node, {...req.facts, version})
-  return {input: {services: objects.services, endpointSlices: objects.endpointSlices, options}, node, version, versionSource, notes}
+  const out: RenderInput = {input: {services: objects.services, endpointSlices: objects.endpointSlices, options}, node, version, versionSource, notes, serviceCIDRs: objects.serviceCIDRs}
+  if (req.kubeProxyConfig) out.kubeProxyConfig = req.kubeProxyConfig
+  return out
 }

@@ -11,6 +11,7 @@ export type TransportFailure =
   | 'host-key-changed'
   | 'host-key-revoked'
   | 'jump'
+  | 'proxy-command'
   | 'disconnected'
   | 'closed'
   | 'protocol'

@@ -6,6 +6,7 @@ import ssh2, {BaseAgent, Client, createAgent} from 'ssh2'
 import type {AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, ConnectConfig, IdentityCallback, NextAuthHandler, ParsedKey, SignCallback, SigningRequestOptions} from 'ssh2'
 import type {TransportFailure} from './errors.js'
 import {type KnownHostEntry, blobKeyType, entryMatches, fingerprint, keyTypeLabel, knownHostsName, lookupHostKey, parseKnownHosts} from './known-hosts.js'
+import {spawnProxyCommand} from './proxy-command.js'
 import type {SshTarget} from './ssh-config.js'
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 15_000
@@ -72,6 +73,10 @@ export function connectHop(hop: SshTarget, sock: Duplex | undefined, isJump: boo
     return Promise.reject(failHop('auth', `no credentials to authenticate as ${hop.user}: ${auth.describeEmpty()}`, auth.hint()))
   }
 
+  // ProxyCommand reaches the hop when nothing forwards to it (ssh-config.ts keeps it only where ssh(1) would use it).
+  const proxy = !sock && hop.proxyCommand ? spawnProxyCommand(hop.proxyCommand) : undefined
+  if (proxy) sock = proxy.sock
+
   const config: ConnectConfig = {
     host: hop.host,
     port: hop.port,
@@ -89,12 +94,22 @@ export function connectHop(hop: SshTarget, sock: Duplex | undefined, isJump: boo
   return new Promise<Client>((resolve, reject) => {
     const client = new Client()
     client.once('close', () => closedClients.add(client))
+    if (proxy) client.once('close', () => proxy.stop())
     let settled = false
     const finish = (err?: HopError) => {
       if (settled) return
       settled = true
       if (err) {
         client.end()
+        // A proxy command that died (before we stop it) explains the failure better than the stream it closed.
+        if (proxy && !hostKeyProblem && err.reason !== 'auth' && err.reason !== 'timeout') {
+          void proxy.settle(500).then((why) => {
+            proxy.stop()
+            reject(why ? failHop('proxy-command', why, undefined, err) : err)
+          })
+          return
+        }
+        proxy?.stop()
         reject(err)
       } else {
         resolve(client)

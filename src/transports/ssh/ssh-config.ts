@@ -1,7 +1,11 @@
 // How to reach a node over SSH: flags > OpenSSH client config (~/.ssh/config or --ssh-config) > defaults.
 // The config file is parsed with `ssh-config`; values are computed here with OpenSSH's readconf.c rules (first
-// obtained value wins, IdentityFile accumulates, Include is conditional) because the library's compute() treats
-// `?` as "zero or one character" and runs `Match exec` commands.
+// obtained value wins, IdentityFile accumulates, Include is conditional, ProxyJump and ProxyCommand exclude each
+// other) because the library's compute() treats `?` as "zero or one character" and runs `Match exec` commands.
+// Match lines and ProxyCommand values are taken from the raw text (the library rejects `Match !all` and drops
+// ProxyCommand quoting). Match supports all, host, originalhost, user, localuser and `!` negation; a block with
+// canonical, final, exec, localnetwork, tagged, version, sessiontype or command is skipped with a note. Directives
+// node-doctor has no use for (forwarding, ControlMaster, ciphers, ...) are read and ignored.
 import {createHash} from 'node:crypto'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {hostname, userInfo} from 'node:os'
@@ -41,6 +45,11 @@ export interface SshTarget {
   connectTimeoutMs?: number
   /** ssh-agent socket: IdentityAgent, else SSH_AUTH_SOCK; '' when disabled (IdentityAgent none). */
   identityAgent?: string
+  /**
+   * ProxyCommand with %h %p %r %n expanded: its stdin/stdout carry the connection. Only on the first hop of a
+   * connection (the node when there is no ProxyJump), as ssh(1) uses it.
+   */
+  proxyCommand?: string
 }
 
 export interface ResolvedSshTarget extends SshTarget {
@@ -71,6 +80,8 @@ type Values = Map<string, string[]>
 interface ConfigFile {
   path: string
   lines: Line[]
+  /** Raw Match arguments and ProxyCommand values, by the index in their placeholder (see parseConfig). */
+  raws: string[]
 }
 
 /** Resolves the connection parameters for one node. Throws UsageError for unusable explicit input. */
@@ -81,10 +92,10 @@ export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarge
   const ctx = {input, config, notes, localUser, localHost: input.localHost ?? hostname()}
 
   let lookup = input.nodeName
-  const byName = computeValues(config, lookup, ctx)
+  const byName = computeValues(config, lookup, ctx, input.flags.user)
   let values = byName.values
   if (input.address && !byName.specific) {
-    const byAddress = computeValues(config, input.address, ctx)
+    const byAddress = computeValues(config, input.address, ctx, input.flags.user)
     if (byAddress.specific) {
       notes.push(`no ssh config Host entry names node ${input.nodeName}; using the entry for its address ${input.address}`)
       lookup = input.address
@@ -103,6 +114,8 @@ export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarge
   })
 
   const jumpSpec = input.flags.jump ?? first(values, 'proxyjump')
+  // As `ssh -J` on the command line: --ssh-jump (even `none`) wins over a configured ProxyCommand.
+  if (input.flags.jump !== undefined) delete target.proxyCommand
   if (jumpSpec !== undefined && jumpSpec.toLowerCase() !== 'none') {
     target.proxyJump = resolveJumpChain(ctx, jumpSpec, 0)
   }
@@ -123,7 +136,7 @@ function resolveJumpChain(ctx: Ctx, spec: string, depth: number): SshTarget[] {
   const specs = parseJumpSpec(spec)
   for (let i = 0; i < specs.length; i++) {
     const s = specs[i]!
-    const {values} = computeValues(ctx.config, s.host, ctx)
+    const {values} = computeValues(ctx.config, s.host, ctx, s.user)
     const hostName = first(values, 'hostname')
     const hop = buildTarget(ctx, {
       name: s.host,
@@ -132,6 +145,8 @@ function resolveJumpChain(ctx: Ctx, spec: string, depth: number): SshTarget[] {
       user: s.user,
       port: s.port,
     })
+    // Later hops are reached through the previous one, never through their own ProxyCommand.
+    if (i > 0) delete hop.proxyCommand
     if (i === 0) {
       const own = first(values, 'proxyjump')
       if (own !== undefined && own.toLowerCase() !== 'none') {
@@ -156,7 +171,7 @@ function buildTarget(
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new UsageError(`invalid ssh port ${p.port ?? portText} for ${p.name}`)
   }
-  if (p.values.has('proxycommand')) notes.push(`ProxyCommand for ${p.name} is not supported and was ignored; use ProxyJump`)
+  if (p.values.has('proxyusefdpass') && yes(first(p.values, 'proxyusefdpass'))) notes.push(`ProxyUseFdpass for ${p.name} is not supported; the ProxyCommand's stdin/stdout are used`)
   const alias = first(p.values, 'hostkeyalias')
   const tokens: Tokens = {
     d: input.home,
@@ -211,7 +226,19 @@ function buildTarget(
   if (agent !== undefined) target.identityAgent = agent
   const timeout = first(p.values, 'connecttimeout')
   if (timeout !== undefined && Number(timeout) > 0) target.connectTimeoutMs = Number(timeout) * 1000
+  const proxy = first(p.values, 'proxycommand')
+  if (proxy !== undefined && proxy.toLowerCase() !== 'none') target.proxyCommand = expandProxyCommand(proxy, {h: p.host, p: String(port), r: user, n: p.name})
   return target
+}
+
+/** ProxyCommand accepts %h %p %r %n and %% (ssh_config(5) TOKENS). */
+function expandProxyCommand(value: string, t: {h: string; p: string; r: string; n: string}): string {
+  return value.replace(/%(.)/g, (whole, c: string) => {
+    if (c === '%') return '%'
+    const v = (t as Record<string, string>)[c]
+    if (v === undefined) throw new UsageError(`unsupported token ${whole} in ProxyCommand "${value}"`, 'ProxyCommand accepts %h, %p, %r, %n and %%.')
+    return v
+  })
 }
 
 function identityAgent(value: string | undefined, env: ResolveSshTargetInput['env'], tokens: Tokens, home: string): string | undefined {
@@ -247,22 +274,46 @@ function loadConfig(input: ResolveSshTargetInput): ConfigFile | undefined {
     if (explicit) throw new UsageError(`cannot read ssh config ${path} (--ssh-config): ${(err as Error).message}`)
     return undefined
   }
-  return {path, lines: parseConfig(text, path)}
+  return parseConfig(text, path)
 }
 
-function parseConfig(text: string, path: string): Line[] {
+const RAW_LINE = /^(\s*)(match|proxycommand)(?:\s*=\s*|\s+)(.*?)\s*$/i
+const RAW_PLACEHOLDER = /^__node_doctor_raw_(\d+)__$/
+
+/**
+ * Parses one config file. Match and ProxyCommand lines reach the library as placeholders (`Match host
+ * __node_doctor_raw_N__`, `ProxyCommand __node_doctor_raw_N__`) and their text is kept as written in `raws`.
+ */
+function parseConfig(text: string, path: string): ConfigFile {
+  const raws: string[] = []
+  const prepared = text
+    .split('\n')
+    .map((line) => {
+      const m = RAW_LINE.exec(line)
+      if (!m) return line
+      raws.push(m[3]!)
+      const placeholder = `__node_doctor_raw_${raws.length - 1}__`
+      return m[2]!.toLowerCase() === 'match' ? `${m[1]}Match host ${placeholder}` : `${m[1]}ProxyCommand ${placeholder}`
+    })
+    .join('\n')
   try {
-    return [...parse(text)]
+    return {path, lines: [...parse(prepared)], raws}
   } catch (err) {
     throw new UsageError(`cannot parse ssh config ${path}: ${(err as Error).message}`)
   }
+}
+
+function rawOf(file: ConfigFile, value: unknown): string {
+  const list = valueList(value as string | ReadonlyArray<{val: string}>)
+  const m = RAW_PLACEHOLDER.exec(list.at(-1) ?? '')
+  return m ? (file.raws[Number(m[1])] ?? '') : list.join(' ')
 }
 
 /**
  * The config values for `host` (lower-case directive → values). `specific` tells whether a Host line other
  * than a bare `*` matched.
  */
-function computeValues(config: ConfigFile | undefined, host: string, ctx: Ctx): {values: Values; specific: boolean} {
+function computeValues(config: ConfigFile | undefined, host: string, ctx: Ctx, userOverride: string | undefined): {values: Values; specific: boolean} {
   const values: Values = new Map()
   let specific = false
   if (!config) return {values, specific}
@@ -270,23 +321,36 @@ function computeValues(config: ConfigFile | undefined, host: string, ctx: Ctx): 
   const name = host.toLowerCase()
   const set = (key: string, value: string[]) => {
     if (ACCUMULATE.has(key)) values.set(key, [...(values.get(key) ?? []), ...value])
+    // ProxyJump and ProxyCommand (either of them `none` too): whichever comes first prevents the other.
+    else if ((key === 'proxyjump' || key === 'proxycommand') && (values.has('proxyjump') || values.has('proxycommand'))) return
     else if (!values.has(key)) values.set(key, value)
   }
-  const walk = (lines: readonly Line[], file: string, active: boolean, depth: number) => {
+  // What Match criteria see: the values obtained so far (readconf.c match_cfg_line).
+  const matchState = (): MatchState => {
+    const hostName = first(values, 'hostname')
+    return {
+      host: (hostName !== undefined ? expandHostName(hostName, name) : name).toLowerCase(),
+      originalHost: name,
+      user: userOverride ?? first(values, 'user') ?? ctx.localUser,
+      localUser: ctx.localUser,
+    }
+  }
+  const walk = (file: ConfigFile, lines: readonly Line[], active: boolean, depth: number) => {
     for (const line of lines) {
       if (line.type !== 1) continue
       const key = line.param.toLowerCase()
       if (key === 'host' || key === 'match') {
         const section = line as Line & {config: Line[]}
         if (key === 'match') {
-          const note = `ssh config Match blocks are not evaluated (${file}); use Host entries for node-doctor`
-          if (!ctx.notes.includes(note)) ctx.notes.push(note)
+          const m = active ? evaluateMatch(rawOf(file, line.value), matchState(), file.path, ctx.notes) : {hit: false, namesHost: false}
+          if (m.hit && m.namesHost) specific = true
+          walk(file, section.config, m.hit, depth)
           continue
         }
         const patterns = valueList(line.value)
         const hit = active && hostMatches(name, patterns)
         if (hit && patterns.some((p) => p !== '*')) specific = true
-        walk(section.config, file, hit, depth)
+        walk(file, section.config, hit, depth)
         continue
       }
       if (!active) continue
@@ -299,15 +363,77 @@ function computeValues(config: ConfigFile | undefined, host: string, ctx: Ctx): 
           } catch {
             continue
           }
-          walk(parseConfig(text, inc), inc, true, depth + 1)
+          const included = parseConfig(text, inc)
+          walk(included, included.lines, true, depth + 1)
         }
         continue
       }
-      set(key, valueList(line.value))
+      set(key, key === 'proxycommand' ? [rawOf(file, line.value)] : valueList(line.value))
     }
   }
-  walk(config.lines, config.path, true, 0)
+  walk(config, config.lines, true, 0)
   return {values, specific}
+}
+
+interface MatchState {
+  /** HostName obtained so far (%h expanded), else the name looked up; lower case. */
+  host: string
+  /** The name looked up (node name, address or jump host), lower case. */
+  originalHost: string
+  /** Remote user: the flag, else User obtained so far, else the local user. */
+  user: string
+  localUser: string
+}
+
+const MATCH_UNSUPPORTED = new Set(['canonical', 'final', 'exec', 'localnetwork', 'tagged', 'version', 'sessiontype', 'command'])
+
+/** Words of a Match line as OpenSSH splits them: whitespace-separated, "double quotes" group, `#` ends the line. */
+function matchWords(raw: string): string[] {
+  const words: string[] = []
+  for (const m of raw.matchAll(/"([^"]*)"|(\S+)/g)) {
+    if (m[2]?.startsWith('#')) break
+    words.push(m[1] ?? m[2]!)
+  }
+  return words
+}
+
+/**
+ * Evaluates the criteria of one Match line (all must hold; `!criterion` negates one). `namesHost`: a positive
+ * host or originalhost criterion matched, so the block is an entry for this host (like a Host line).
+ */
+export function evaluateMatch(raw: string, state: MatchState, file: string, notes: string[]): {hit: boolean; namesHost: boolean} {
+  const words = matchWords(raw)
+  if (words.length === 0) throw new UsageError(`ssh config ${file}: Match needs criteria ("Match host PATTERN", "Match all", ...)`)
+  let hit = true
+  let namesHost = false
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!
+    const negate = word.startsWith('!')
+    const criterion = (negate ? word.slice(1) : word).toLowerCase()
+    if (criterion === 'all') {
+      if (words.some((w, j) => j !== i && !/^!?(canonical|final)$/i.test(w))) throw new UsageError(`ssh config ${file}: "Match ${raw}": 'all' cannot be combined with other Match criteria`)
+      if (negate) hit = false
+      continue
+    }
+    if (MATCH_UNSUPPORTED.has(criterion)) {
+      const note = `ssh config ${file}: "Match ${raw}" was skipped: node-doctor does not evaluate Match ${criterion}`
+      if (!notes.includes(note)) notes.push(note)
+      return {hit: false, namesHost: false}
+    }
+    const arg = words[++i]
+    if (arg === undefined) throw new UsageError(`ssh config ${file}: "Match ${raw}": ${criterion} needs a pattern list`)
+    let subject: string
+    if (criterion === 'host') subject = state.host
+    else if (criterion === 'originalhost') subject = state.originalHost
+    else if (criterion === 'user') subject = state.user
+    else if (criterion === 'localuser') subject = state.localUser
+    else throw new UsageError(`ssh config ${file}: "Match ${raw}": unsupported Match criterion ${word}`)
+    const hostLike = criterion === 'host' || criterion === 'originalhost'
+    const ok = hostMatches(subject, (hostLike ? arg.toLowerCase() : arg).split(','))
+    if (ok === negate) hit = false
+    else if (!negate && hostLike) namesHost = true
+  }
+  return {hit, namesHost: hit && namesHost}
 }
 
 /** OpenSSH Host matching: any positive pattern matches and no negated one does. */

@@ -6,6 +6,7 @@ import {Capture} from '../capture.js'
 import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {TransportError, type TransportFailure} from './errors.js'
 import {HopError, type HopOptions, connectHop, describe, endClient, forwardTo} from './hop.js'
+import {GroupReportReader, killGroupCommand, withGroupReport} from './remote-kill.js'
 import type {SshTarget} from './ssh-config.js'
 
 export {INSECURE_HOST_KEY_FLAG} from './hop.js'
@@ -38,6 +39,8 @@ export class SshTransport implements NodeTransport {
   private readonly clients: Client[] = []
   private lease: JumpLease | undefined
   private connecting: Promise<Client> | undefined
+  /** Channels killing timed-out commands' process groups; close() lets them be sent first. */
+  private readonly killers = new Set<Promise<void>>()
   private dead: TransportError | undefined
   private closed = false
   private readonly slots: Slots
@@ -83,6 +86,7 @@ export class SshTransport implements NodeTransport {
     if (this.closed) return
     this.closed = true
     if (this.connecting) await this.connecting.catch(() => undefined)
+    await Promise.all(this.killers)
     await Promise.all([...this.clients].reverse().map((c) => endClient(c)))
     this.lease?.release()
   }
@@ -153,15 +157,23 @@ export class SshTransport implements NodeTransport {
         if (!stream) return
         // sshd refuses the signal for root logins (no privilege separation after auth) and cannot signal
         // sudo'ed commands; closing the channel closes the command's pipes, so a command that still writes
-        // dies of SIGPIPE, while a silent one runs to its end on the node.
+        // dies of SIGPIPE. A silent one is ended through its process group (remote-kill.ts).
         signalChannel(stream, 'KILL')
+        if (group.pgid !== undefined && !killed) {
+          killed = true
+          this.killRemote(client, group.pgid, command.startsWith('sudo -n '))
+        }
         stream.close()
       }
       const out = new Capture(max)
       const err = new Capture(max)
+      const group = new GroupReportReader()
+      let killed = false
       let exitCode: number | null = null
       let gotExit = false
       const result = (code: number | null): ExecResult => {
+        const held = group.flush()
+        if (held.length > 0) err.push(held)
         const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
         if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
@@ -183,7 +195,8 @@ export class SshTransport implements NodeTransport {
           if (!out.push(b)) kill()
         })
         s.stderr.on('data', (b: Buffer) => {
-          err.push(b)
+          const own = group.push(b)
+          if (own.length > 0) err.push(own)
         })
         s.on('exit', (code: number | null) => {
           gotExit = true
@@ -196,15 +209,43 @@ export class SshTransport implements NodeTransport {
         s.end() // no stdin: like `ssh -n`, so commands that read it see EOF instead of hanging
       }
       try {
-        client.exec(command, onOpened)
+        client.exec(withGroupReport(command), onOpened)
       } catch (e) {
         onOpened(e as Error, undefined as unknown as ClientChannel) // 'Not connected': the connection just went away
       }
     })
   }
 
+  /** Sends the kill for a timed-out command's process group on a channel of its own (best effort, bounded). */
+  private killRemote(client: Client, pgid: number, sudo: boolean): void {
+    const sent = new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, KILL_GRACE_MS)
+      const done = () => (clearTimeout(t), resolve())
+      const attempt = (left: number) => {
+        try {
+          client.exec(killGroupCommand(pgid, sudo), (err, s) => {
+            // Refused while the server's MaxSessions is used up: retry once channels have closed.
+            if (err) return left > 0 && !this.dead ? void setTimeout(() => attempt(left - 1), 100) : done()
+            s.on('close', done)
+            s.resume()
+            s.stderr.resume()
+            s.end()
+          })
+        } catch {
+          done() // the connection just went away
+        }
+      }
+      attempt(3)
+    })
+    this.killers.add(sent)
+    void sent.then(() => this.killers.delete(sent))
+  }
+
   private fail(reason: TransportFailure, detail: string, cause?: unknown, hint?: string): TransportError {
-    const via = this.target.proxyJump.length > 0 ? this.target.proxyJump.map(describe).join(' -> ') : undefined
+    const first = this.target.proxyJump[0] ?? this.target
+    const jumps = this.target.proxyJump.length > 0 ? this.target.proxyJump.map(describe).join(' -> ') : undefined
+    const proxy = first.proxyCommand === undefined ? undefined : `ProxyCommand "${first.proxyCommand}"`
+    const via = [proxy, jumps].filter(Boolean).join(' -> ') || undefined
     return new TransportError({node: this.node, address: describe(this.target), reason, detail, via, hint, cause})
   }
 }
@@ -343,5 +384,5 @@ export class SshJumpPool {
 
 /** Two hops share a connection only if everything that decides how it is made is equal. */
 function hopKey(t: SshTarget): string {
-  return JSON.stringify([t.user, t.host, t.port, t.identityFiles, t.identitiesOnly, t.knownHostsFiles, t.strictHostKeyChecking, t.hostKeyAlias ?? null, t.identityAgent ?? null])
+  return JSON.stringify([t.user, t.host, t.port, t.identityFiles, t.identitiesOnly, t.knownHostsFiles, t.strictHostKeyChecking, t.hostKeyAlias ?? null, t.identityAgent ?? null, t.proxyCommand ?? null])
 }

@@ -25,6 +25,9 @@ import {
   type KubeletWorld,
   kubeletWorld,
   NODE,
+  PACKAGED_EXTRA_ARGS,
+  defaultArgs,
+  sysconfigArgs,
 } from '../../support/kubelet-cases.js'
 
 const cfg = (patch: KubeletDoc): KubeletDoc => ({...kubeadmKubeletConfig(), ...patch})
@@ -100,6 +103,17 @@ describe('kubelet checks: fixture bundles', () => {
       const quiet = await readBundle(join(dir, c.quiet))
       const q = analyzeSnapshots(quiet.cluster, quiet.nodes, {metadata: meta, checks: [check]})
       assert.equal(q.results.find((r) => r.node === c.node)?.status, 'passed')
+    })
+  }
+})
+
+describe('kubelet checks: every fire bundle', () => {
+  const meta = {generatedAt: '2026-01-01T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'test'}
+  for (const c of KUBELET_CASES) {
+    it(`${c.name} fires ${c.id}`, async () => {
+      const bundle = await readBundle(join(FIXTURES, 'checks/kubelet', c.name))
+      const out = analyzeSnapshots(bundle.cluster, bundle.nodes, {metadata: meta, checks: KUBELET_CHECKS.filter((k) => k.spec.id === c.id)})
+      assert.equal(out.results.find((r) => r.node === NODE)?.status, 'failed')
     })
   }
 })
@@ -304,7 +318,7 @@ describe('KUBELET-019..021 flags', () => {
     const {'kubeadm-flags': _env, ...rest} = node.artifacts
     const withCmdline = {...node, artifacts: {...rest, 'kubelet-cmdline': {id: 'kubelet-cmdline', source: 'cmdline', content: '/usr/bin/kubelet --config=/var/lib/kubelet/config.yaml --network-plugin=cni '}}}
     assert.match(runOn(cluster, withCmdline, 'KUBELET-019').findings[0]!.subject.in!, /kubelet command line/)
-    assert.match(skipped({cluster, node: {...node, artifacts: rest}}, 'KUBELET-019'), /missing input: kubelet-unit, kubeadm-flags or kubelet-cmdline/)
+    assert.match(skipped({cluster, node: {...node, artifacts: rest}}, 'KUBELET-019'), /missing input: kubelet-unit, kubeadm-flags, kubelet-default-env, kubelet-sysconfig-env or kubelet-cmdline/)
   })
 
   it('flag overrides: warning when it changes the file value, info when the file does not set it', () => {
@@ -314,6 +328,34 @@ describe('KUBELET-019..021 flags', () => {
     const [i] = fired({config: kubeadmKubeletConfig(), kubeadmFlags: FLAGS('--max-pods=250')}, 'KUBELET-021')
     assert.equal(i!.severity, 'info')
     assert.match(skipped(bare(), 'KUBELET-021'), /missing input/)
+  })
+})
+
+describe('KUBELET-019..021: the KUBELET_EXTRA_ARGS files', () => {
+  it('flags in the file the unit names are judged with that file and line, after kubeadm-flags.env', () => {
+    const [f] = fired({config: kubeadmKubeletConfig(), extraArgs: sysconfigArgs('--network-plugin=cni'), noConfigz: true}, 'KUBELET-019')
+    assert.equal(f!.subject.in, '/etc/sysconfig/kubelet:1')
+    assert.match(f!.message, /--network-plugin=cni: removed in 1\.24; this kubelet \(1\.30\) exits/)
+    // KUBELET_EXTRA_ARGS come last on the command line, so they win over kubeadm's flags.
+    const [o] = fired({config: cfg({maxPods: 110}), kubeadmFlags: FLAGS('--max-pods=200'), extraArgs: sysconfigArgs('--max-pods=250')}, 'KUBELET-021')
+    assert.match(o!.message, /^--max-pods=250 \(\/etc\/sysconfig\/kubelet:1\) overrides maxPods: the file says 110, the kubelet uses 250$/)
+    assert.equal(o!.evidence[0], 'flag: --max-pods=250 at /etc/sysconfig/kubelet:1 via $KUBELET_EXTRA_ARGS')
+  })
+
+  it('a file the unit does not name is not read (systemd would not), nor is the empty file the packages ship', () => {
+    passed({config: kubeadmKubeletConfig(), extraArgs: defaultArgs('--network-plugin=cni'), noConfigz: true}, 'KUBELET-019')
+    passed({config: kubeadmKubeletConfig(), extraArgs: PACKAGED_EXTRA_ARGS}, 'KUBELET-020')
+    passed({config: kubeadmKubeletConfig(), extraArgs: null}, 'KUBELET-021')
+  })
+
+  it('without the unit: kubeadm-flags.env then the extra-args file; the file alone when nothing else tells', () => {
+    const [d] = fired({config: kubeadmKubeletConfig(), unit: null, extraArgs: defaultArgs('--pod-infra-container-image=registry.k8s.io/pause:3.9')}, 'KUBELET-020')
+    assert.equal(d!.subject.in, '/etc/default/kubelet:2')
+    const {cluster, node} = kubeletWorld({config: kubeadmKubeletConfig(), unit: null, extraArgs: defaultArgs('--network-plugin=cni'), noConfigz: true})
+    const {'kubeadm-flags': _env, ...rest} = node.artifacts
+    assert.equal(runOn(cluster, {...node, artifacts: rest}, 'KUBELET-019').findings[0]!.subject.in, '/etc/default/kubelet:2')
+    const withCmdline = {...node, artifacts: {...rest, 'kubelet-cmdline': {id: 'kubelet-cmdline', source: 'cmdline', content: '/usr/bin/kubelet --config=/var/lib/kubelet/config.yaml --max-pods=90 '}}}
+    assert.equal(runOn(cluster, withCmdline, 'KUBELET-019').result.status, 'passed', 'the running command line beats a lone extra-args file')
   })
 })
 

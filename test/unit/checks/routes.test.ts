@@ -22,6 +22,7 @@ import {
   planNodes,
   pod,
 } from '../../support/calico-dns-builders.js'
+import {readFixture} from '../../support/golden.js'
 
 const BASE = [
   'default via 192.168.0.1 dev eth0 proto dhcp src 192.168.0.11 metric 100',
@@ -48,9 +49,11 @@ const only = (fs: Finding[], id: string) => fs.filter((f) => f.id === id)
 
 describe('Calico routes: healthy nodes pass', () => {
   it('IPIP: remote block via tunl0 onlink, own blackhole, pod /32 to cali', () => {
-    const r = run(calicoCluster({pods: [WEB1]}), nodeA([BLACKHOLE_A, WEB1_ROUTE, IPIP_TO_B]))
+    // BIRD's real `show protocols` with the mesh session to node-b Established (the healthy-ipip fixture's capture).
+    const bird = readFixture('checks/routes/healthy-ipip/nodes/node-a/bird-protocols.txt')
+    const r = run(calicoCluster({pods: [WEB1]}), nodeA([BLACKHOLE_A, WEB1_ROUTE, IPIP_TO_B], {'bird-protocols': bird}))
     assert.deepEqual(r.findings, [])
-    assert.deepEqual(Object.values(r.status), Array(7).fill('passed'))
+    assert.deepEqual(Object.values(r.status), Array(8).fill('passed'))
   })
 
   it('VXLAN: remote block via the VTEP on vxlan.calico (proto 80 or none), VTEP host route not stale', () => {

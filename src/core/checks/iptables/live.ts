@@ -4,6 +4,7 @@ import {parse as parseYaml} from 'yaml'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
 import {type IptablesDump, parseIptablesSave} from '../../parse/iptables-save.js'
+import {KUBE_IPVS_DEVICE, type LinkTable, parseLinks} from '../../parse/links.js'
 import type {RuntimeFacts} from '../../proxier/config.js'
 import {generateIptablesRestore} from '../../proxier/iptables/generate.js'
 import type {LoadedObjects} from '../../proxier/objects.js'
@@ -35,16 +36,18 @@ export function randomFullyFromVersion(text: string | undefined): boolean | unde
   return maj > 1 || (maj === 1 && (min > 6 || (min === 6 && patch >= 2)))
 }
 
-/** Interface addresses from `ip -j addr` (ip/len), or undefined when unusable. */
+/** Interface addresses from `ip -j addr` (ip/len, kube-ipvs0's service VIPs left out), or undefined when unusable. */
 export function addressesFromIpJson(text: string | undefined): string[] | undefined {
   if (!text) return undefined
+  let table: LinkTable
   try {
-    const links = JSON.parse(text) as Array<{ifname?: string; addr_info?: Array<{local?: string; prefixlen?: number}>}>
-    if (!Array.isArray(links)) return undefined
-    return links.flatMap((l) => (l.ifname === 'kube-ipvs0' ? [] : (l.addr_info ?? []).flatMap((a) => (a.local ? [`${a.local}/${a.prefixlen ?? 32}`] : []))))
+    table = parseLinks(text)
   } catch {
     return undefined
   }
+  // NOTE: only the JSON form the plan collects counts, as before; a text listing leaves the proxier's defaults.
+  if (table.format !== 'ip-json') return undefined
+  return table.interfaces.flatMap((i) => (i.name === KUBE_IPVS_DEVICE ? [] : i.addresses.map((a) => `${a.local}/${a.prefixlen}`)))
 }
 
 /** The node's runtime facts, as far as its artifacts tell; unknown facts keep the proxier's defaults. */

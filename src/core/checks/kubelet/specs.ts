@@ -268,7 +268,9 @@ export const KUBELET_REMOVED_FLAGS: CheckSpec = {
   area: 'kubelet',
   severity: 'error',
   title: 'The kubelet is given a flag it rejects at start (removed in its version, invalid value, stray argument)',
-  looksAt: "The kubelet's flags from `systemctl cat kubelet` with its environment files (kubeadm-flags.env), else the running command line, against the flags removed up to the node's kubelet version.",
+  looksAt:
+    "The kubelet's flags from `systemctl cat kubelet` with its environment files (kubeadm-flags.env; /etc/default/kubelet or /etc/sysconfig/kubelet, whichever the unit names, for KUBELET_EXTRA_ARGS), " +
+    "else the running command line, against the flags removed up to the node's kubelet version.",
   why:
     'A removed flag makes the kubelet exit with "unknown flag: --X" (or "failed to parse kubelet flag"); systemd restarts it in a loop and the node stays NotReady. ' +
     'These flags survive upgrades in kubeadm-flags.env and /etc/default/kubelet (--network-plugin, --container-runtime, --pod-infra-container-image).',
@@ -283,7 +285,9 @@ export const KUBELET_DEPRECATED_FLAGS: CheckSpec = {
   area: 'kubelet',
   severity: 'warning',
   title: 'The kubelet is given deprecated or unknown flags that a later version rejects',
-  looksAt: "The kubelet's flags (unit, kubeadm-flags.env, or the running command line): deprecated flags, flags removed in a later version than the node's, and flags node-doctor does not know.",
+  looksAt:
+    "The kubelet's flags (unit, kubeadm-flags.env, the KUBELET_EXTRA_ARGS file /etc/default/kubelet or /etc/sysconfig/kubelet, or the running command line): " +
+    "deprecated flags, flags removed in a later version than the node's, and flags node-doctor does not know.",
   why: 'They work today, but the kubelet of a later minor exits on them with "unknown flag", turning a routine upgrade into an outage of the node.',
   remedy:
     'Remove the flag from the file shown before upgrading and configure its replacement (named in the finding). Config-backed settings go in /var/lib/kubelet/config.yaml ' +
@@ -296,7 +300,9 @@ export const KUBELET_FLAG_OVERRIDES: CheckSpec = {
   area: 'kubelet',
   severity: 'warning',
   title: 'A kubelet flag overrides a field of the config file',
-  looksAt: "The kubelet's config-backed flags (unit, kubeadm-flags.env, or the running command line) against /var/lib/kubelet/config.yaml and its drop-ins.",
+  looksAt:
+    "The kubelet's config-backed flags (unit, kubeadm-flags.env, the KUBELET_EXTRA_ARGS file /etc/default/kubelet or /etc/sysconfig/kubelet, or the running command line) " +
+    'against /var/lib/kubelet/config.yaml and its drop-ins. KUBELET_EXTRA_ARGS come last on the command line, so they win over kubeadm-flags.env.',
   why:
     'Flags beat the config file. Whoever edits config.yaml (or the kubelet-config ConfigMap) sees no effect, and node-doctor, kube-bench and `kubelet show` disagree ' +
     'with the file. A flag that sets a different value than the file is the classic cause of "I changed it and nothing happened".',

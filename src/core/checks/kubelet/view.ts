@@ -1,6 +1,6 @@
 // One node's kubelet configuration as the KUBELET checks see it, built once per (cluster, node) snapshot pair:
 // the on-disk config (config.yaml → defaults → --config-dir drop-ins), the flags that would be used on the next
-// start (unit + kubeadm-flags.env, else the running command line), the running config (/configz) and the
+// start (unit + kubeadm-flags.env + the KUBELET_EXTRA_ARGS file, else the running command line), the running config (/configz) and the
 // cluster's intended config (kubeadm's kube-system/kubelet-config ConfigMap). Defaults follow the node's kubelet
 // version, so `0s`/`null`/omitted read as what the kubelet uses.
 import type {ConfigMap, Node} from '../../model/k8s.js'
@@ -35,6 +35,11 @@ import type {CheckContext} from '../types.js'
 
 export const KUBELET_CONFIG_PATH = '/var/lib/kubelet/config.yaml'
 export const KUBEADM_FLAGS_PATH = '/var/lib/kubelet/kubeadm-flags.env'
+/** The user's KUBELET_EXTRA_ARGS files (deb, rpm packages) by plan artifact; 10-kubeadm.conf sources one of them last. */
+export const EXTRA_ARGS_FILES: ReadonlyArray<{artifact: string; path: string}> = [
+  {artifact: 'kubelet-default-env', path: '/etc/default/kubelet'},
+  {artifact: 'kubelet-sysconfig-env', path: '/etc/sysconfig/kubelet'},
+]
 /** Header line the `kubelet-dropins` plan item prints before each drop-in file. */
 export const DROPIN_HEADER = '# node-doctor-file: '
 
@@ -163,11 +168,25 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
   return view
 }
 
+/** A file with nothing but comments and blank lines (the packages ship /etc/default/kubelet like that, or empty). */
+function onlyComments(text: string): boolean {
+  return text.split('\n').every((l) => l.trim() === '' || l.trim().startsWith('#'))
+}
+
+/** Without the unit: the arguments in 10-kubeadm.conf's order, KUBELET_KUBEADM_ARGS then KUBELET_EXTRA_ARGS. */
+function fromEnvFiles(files: ReadonlyArray<{path: string; text: string}>): ArgToken[] {
+  return kubeletArgsFromEnvFiles(files.filter((f) => !onlyComments(f.text)).map((f) => parseKubeadmFlagsEnv(f.text, {source: f.path})))
+}
+
 function readFlags(node: NodeSnapshot, version: string | undefined): KubeletView['flags'] {
   const vopt = version === undefined ? {} : {version}
   const envText = artifactText(node, 'kubeadm-flags')
   const unitText = artifactText(node, 'kubelet-unit')
   const cmdline = artifactText(node, 'kubelet-cmdline')
+  const extraFiles = EXTRA_ARGS_FILES.flatMap((f) => {
+    const text = artifactText(node, f.artifact)
+    return text === undefined ? [] : [{path: f.path, text}]
+  })
   let args: ArgToken[] | undefined
   let source: 'unit' | 'kubeadm-flags' | 'command-line' | undefined
   const issuesFromUnit: ConfigIssue[] = []
@@ -175,21 +194,31 @@ function readFlags(node: NodeSnapshot, version: string | undefined): KubeletView
     // The unit and its environment files are what the next start uses; the command line is what runs now.
     if (unitText !== undefined && unitText.trim() !== '') {
       const unit = parseSystemctlCat(unitText, {source: 'systemctl cat kubelet'})
-      const r = kubeletArgsFromUnit(unit, envText === undefined ? [] : [{path: KUBEADM_FLAGS_PATH, text: envText}])
+      // systemd reads only the extra-args file the unit names (deb units: /etc/default/kubelet; rpm and pkgs.k8s.io
+      // units: /etc/sysconfig/kubelet), so the other one must not stand in for it by file name.
+      const named = extraFiles.filter((f) => unit.environmentFiles.some((r) => r.path === f.path))
+      const r = kubeletArgsFromUnit(unit, [...(envText === undefined ? [] : [{path: KUBEADM_FLAGS_PATH, text: envText}]), ...named])
       args = r.args
       issuesFromUnit.push(...r.issues)
       source = 'unit'
     } else if (envText !== undefined) {
-      args = kubeletArgsFromEnvFiles([parseKubeadmFlagsEnv(envText, {source: KUBEADM_FLAGS_PATH})])
+      args = fromEnvFiles([{path: KUBEADM_FLAGS_PATH, text: envText}, ...extraFiles])
       source = 'kubeadm-flags'
     } else if (cmdline !== undefined && cmdline.trim() !== '') {
       args = parseKubeletCommandLine(cmdline, {source: 'kubelet command line'}).args
       source = 'command-line'
+    } else {
+      // A lone extra-args file tells something only when it sets flags (the packaged one is empty).
+      const extra = fromEnvFiles(extraFiles)
+      if (extra.length > 0) {
+        args = extra
+        source = 'kubeadm-flags'
+      }
     }
   } catch (err) {
     return {ok: false, reason: `the kubelet's command line cannot be reconstructed: ${errText(err)}`}
   }
-  if (!args || !source) return {ok: false, reason: 'missing input: kubelet-unit, kubeadm-flags or kubelet-cmdline'}
+  if (!args || !source) return {ok: false, reason: 'missing input: kubelet-unit, kubeadm-flags, kubelet-default-env, kubelet-sysconfig-env or kubelet-cmdline'}
   return {ok: true, value: {...parseKubeletArgs(args, vopt), source, issuesFromUnit}}
 }
 

@@ -5,6 +5,7 @@
 import ipaddr from 'ipaddr.js'
 import type {KubeObject, Node, Pod} from '../../model/k8s.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
+import {podHealthProblem} from '../dns/pods.js'
 
 export type Family = 'inet' | 'inet6'
 export type EncapMode = 'Always' | 'CrossSubnet' | 'Never'
@@ -183,7 +184,19 @@ export function isCalicoNodePod(p: Pod): boolean {
   return p.metadata.labels?.[CALICO_NODE_LABEL] === CALICO_NODE_VALUE
 }
 
+export const NO_CALICO = 'no Calico in this cluster: no IPPools (crd.projectcalico.org) and no calico-node pods'
+
 /** Calico runs here when there is an IPPool or a calico-node pod. */
 export function hasCalico(cluster: ClusterSnapshot): boolean {
   return cluster.calico.ipPools.length > 0 || cluster.pods.some(isCalicoNodePod)
+}
+
+/** Why traffic towards node `owner` may fail that the user should see first: the node or its calico-node is down. */
+export function ownerHint(cluster: ClusterSnapshot, model: CalicoModel, owner: string): string {
+  const hints: string[] = []
+  if (model.nodes.get(owner)?.ready === false) hints.push(`${owner} is NotReady`)
+  const pod = cluster.pods.find((p) => isCalicoNodePod(p) && p.spec?.nodeName === owner)
+  const problem = pod ? podHealthProblem(pod, cluster.collectedAt) : undefined
+  if (pod && problem) hints.push(`calico-node on ${owner} is ${problem.summary}`)
+  return hints.length > 0 ? ` (${hints.join('; ')})` : ''
 }

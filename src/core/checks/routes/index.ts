@@ -6,9 +6,11 @@ import {isCalicoWorkloadInterface, parseLinks} from '../../parse/links.js'
 import {parseRoutes, type Route, routeDevices} from '../../parse/routes.js'
 import {podHealthProblem, podIps} from '../dns/pods.js'
 import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
-import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, readCalicoModel} from './calico.js'
+import {checkBgpPeers} from './bgp.js'
+import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, NO_CALICO, ownerHint, readCalicoModel} from './calico.js'
 import {compareCalicoRoutes, formatForm, formatRoute, type RouteForm, type RouteProblem} from './compare.js'
 import {
+  RT_BGP_PEER_DOWN,
   RT_CALICO_NODE_UNHEALTHY,
   RT_MISSING_BLACKHOLE,
   RT_MISSING_BLOCK_ROUTE,
@@ -17,8 +19,6 @@ import {
   RT_STALE_ROUTE,
   RT_WRONG_ROUTE,
 } from './specs.js'
-
-const NO_CALICO = 'no Calico in this cluster: no IPPools (crd.projectcalico.org) and no calico-node pods'
 
 /** Set when block routing is not Calico's on this node, with the reason RT-001..004 skip. */
 type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]; blockRoutingElsewhere?: string} | {ok: false; reason: string}
@@ -80,16 +80,6 @@ function analyze(cluster: ClusterSnapshot, node: NodeSnapshot): Analysis {
   const problems = compareCalicoRoutes({model, node: node.node, routes, pods: cluster.pods, addressDevices, collectedAt: cluster.collectedAt})
   const foreign = FOREIGN_BLOCK_ROUTERS.find((d) => devices.has(d))
   return foreign === undefined ? {ok: true, model, problems} : {ok: true, model, problems, blockRoutingElsewhere: `pod blocks are routed by flannel here (${foreign}: Canal), not by Calico`}
-}
-
-/** Why routes towards `owner` may be missing that the user should see first: the node or its calico-node is down. */
-function ownerHint(cluster: ClusterSnapshot, model: CalicoModel, owner: string): string {
-  const hints: string[] = []
-  if (model.nodes.get(owner)?.ready === false) hints.push(`${owner} is NotReady`)
-  const pod = cluster.pods.find((p) => isCalicoNodePod(p) && p.spec?.nodeName === owner)
-  const problem = pod ? podHealthProblem(pod, cluster.collectedAt) : undefined
-  if (pod && problem) hints.push(`calico-node on ${owner} is ${problem.summary}`)
-  return hints.length > 0 ? ` (${hints.join('; ')})` : ''
 }
 
 const routeSubject = (dst: string) => ({kind: 'route', name: dst.replace(/\/(32|128)$/, ''), in: 'table main'})
@@ -241,7 +231,7 @@ function runCalicoNode({cluster, node}: CheckContext): CheckOutcome {
   return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }
 
-/** RT-001..RT-007. */
+/** RT-001..RT-008. */
 export const ROUTES_CHECKS: readonly Check[] = [
   {spec: RT_MISSING_BLOCK_ROUTE, run: routeOutcome(RT_MISSING_BLOCK_ROUTE.id)},
   {spec: RT_STALE_ROUTE, run: routeOutcome(RT_STALE_ROUTE.id)},
@@ -250,4 +240,5 @@ export const ROUTES_CHECKS: readonly Check[] = [
   {spec: RT_POD_ROUTE_MISSING, run: routeOutcome(RT_POD_ROUTE_MISSING.id)},
   {spec: RT_ORPHAN_POD_ROUTE, run: routeOutcome(RT_ORPHAN_POD_ROUTE.id)},
   {spec: RT_CALICO_NODE_UNHEALTHY, run: runCalicoNode},
+  {spec: RT_BGP_PEER_DOWN, run: checkBgpPeers},
 ]

@@ -138,6 +138,31 @@ export const RT_CALICO_NODE_UNHEALTHY: CheckSpec = {
   requires: ['cluster:pods'],
 }
 
+export const RT_BGP_PEER_DOWN: CheckSpec = {
+  id: 'RT-008',
+  area: 'routes',
+  severity: 'error',
+  title: 'A Calico BGP peer of this node is not Established',
+  looksAt:
+    "BIRD's protocol table on the node (`birdcl -s /var/run/calico/bird.ctl show protocols`, and bird6.ctl for IPv6), else `calicoctl node status`: " +
+    "each BGP session's peer (Calico names them Mesh_/Global_/Node_<peer IP>), BIRD state, since, BGP state and last error. " +
+    'Skipped when the cluster has no Calico, when calico-node runs without BGP (CALICO_NETWORKING_BACKEND vxlan or none; VXLAN-only pools), or when neither output was collected.',
+  why:
+    "In BGP mode (IPIP or unencapsulated pools) a node learns every other node's pod blocks over its BGP sessions. A session that is not Established " +
+    "means no routes from that peer: this node's pods cannot reach the peer's pods (RT-001 follows), and the peer cannot reach ours. " +
+    'Connect/Active with a socket error means TCP 179 does not get through or the peer address is wrong (IP autodetected on the wrong interface); ' +
+    'Passive means the peer has not connected to us (in the full mesh the node with the lower address connects); ' +
+    'OpenSent/OpenConfirm or "Received: ..." errors point at AS numbers or passwords that do not match; a session that is down was disabled or stopped after errors. ' +
+    "calico-node's readiness probe fails with \"BIRD is not ready\" while sessions are down.",
+  remedy:
+    "Compare the peer address with the peer node's real IP and its `projectcalico.org/IPv4Address` annotation (`kubectl get node PEER -o yaml`); " +
+    'a wrong address is fixed with `IP_AUTODETECTION_METHOD` on the calico-node DaemonSet (e.g. `interface=eth0` or `kubernetes-internal-ip`). ' +
+    'Check that TCP 179 is allowed between the nodes in both directions (security groups, host firewalls: `nc -zv PEER 179` from this node) ' +
+    "and that calico-node runs on the peer. For global/node-specific peers, check the BGPPeer's asNumber and password against the router. " +
+    RESYNC,
+  requires: ['cluster:nodes'],
+}
+
 export const ROUTES_SPECS: readonly CheckSpec[] = [
   RT_MISSING_BLOCK_ROUTE,
   RT_STALE_ROUTE,
@@ -146,4 +171,5 @@ export const ROUTES_SPECS: readonly CheckSpec[] = [
   RT_POD_ROUTE_MISSING,
   RT_ORPHAN_POD_ROUTE,
   RT_CALICO_NODE_UNHEALTHY,
+  RT_BGP_PEER_DOWN,
 ]

@@ -82,16 +82,16 @@ describe('resolveSshTarget with an ssh config', () => {
     assert.ok(t.notes.some((n) => n.includes('its address 10.0.5.5')))
   })
 
-  it('says that ProxyCommand is ignored', () => {
+  it('takes ProxyCommand with %h %p expanded (more in ssh-config-match.test.ts)', () => {
     const t = resolve('via-command')
     assert.deepEqual(t.proxyJump, [])
-    assert.ok(t.notes.includes('ProxyCommand for via-command is not supported and was ignored; use ProxyJump'))
+    assert.equal(t.proxyCommand, 'nc -X connect -x proxy.example:3128 via-command 22')
   })
 
-  it('ignores Match blocks with a note', () => {
+  it('evaluates Match blocks (more in ssh-config-match.test.ts)', () => {
     const t = resolve('vault.secret')
-    assert.equal(t.user, 'fallback')
-    assert.ok(t.notes.some((n) => /Match blocks are not evaluated/.test(n)))
+    assert.equal(t.user, 'secret-ops')
+    assert.deepEqual(t.notes, [])
   })
 
   it('reads StrictHostKeyChecking, UserKnownHostsFile and HostKeyAlias', () => {

@@ -1,0 +1,197 @@
+// Pure pieces of `fix kube-proxy` and `fix calico-node`: which pod on which node is restarted and which findings
+// justify it, the permissions the run needs, when a node counts as repaired, and the before/after Report.
+// No I/O here: pod-restart.ts drives these through the ports.
+import {isKubeProxyPod, kubeProxyPodOn} from '../../core/checks/proxy-mode/facts.js'
+import {isCalicoNodePod} from '../../core/checks/routes/calico.js'
+import type {Pod} from '../../core/model/k8s.js'
+import {type Area, buildReport, type Finding, type Report, type ReportMetadata, severityAtLeast} from '../../core/model/report.js'
+import type {ClusterSnapshot} from '../../core/model/snapshot.js'
+import type {AccessQuery} from '../../ports/cluster.js'
+
+/** A DaemonSet-managed node agent that `fix` restarts by deleting its pod. */
+export interface RestartTarget {
+  /** `kube-proxy`, `calico-node`: in messages and the audit record. */
+  component: string
+  /** The audit action, e.g. `fix kube-proxy`. */
+  action: string
+  /** Namespaces the pod may live in (calico-node: kube-system for manifests, calico-system for the operator). */
+  namespaces: readonly string[]
+  /** Finding ids a restart can repair; any of them on a node justifies restarting its pod. */
+  justifiedBy: readonly string[]
+  /** Areas re-collected and re-checked to verify the repair. */
+  areas: readonly Area[]
+  /** Cluster-wide reads the verification's re-collection needs (besides pods in the pod's namespace). */
+  verificationReads: readonly AccessQuery[]
+  /** The pod of this component on `node` in the snapshot, if any. */
+  podOn(cluster: ClusterSnapshot, node: string): Pod | undefined
+  isPod(pod: Pod): boolean
+}
+
+const COMMON_READS: readonly AccessQuery[] = [
+  {verb: 'list', resource: 'nodes'},
+  {verb: 'list', resource: 'services'},
+  {verb: 'list', resource: 'endpointslices', group: 'discovery.k8s.io'},
+]
+
+export const KUBE_PROXY_TARGET: RestartTarget = {
+  component: 'kube-proxy',
+  action: 'fix kube-proxy',
+  namespaces: ['kube-system'],
+  // Rule drift (IPT-*), and a kube-proxy that runs another mode than configured, is not ready, or is stuck.
+  // NOTE: PROXY-001/002 (unusable configured mode), PROXY-005 (leftovers) and PROXY-010 (two backends) are not
+  // fixed by a restart, so they do not justify one.
+  justifiedBy: ['IPT-001', 'IPT-002', 'IPT-003', 'IPT-004', 'IPT-005', 'IPT-006', 'IPT-007', 'IPT-008', 'PROXY-003', 'PROXY-006', 'PROXY-007', 'PROXY-008', 'PROXY-009'],
+  areas: ['iptables', 'proxy-mode'],
+  verificationReads: [...COMMON_READS, {verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'kube-proxy'}, {verb: 'list', resource: 'daemonsets', group: 'apps', namespace: 'kube-system'}],
+  podOn: kubeProxyPodOn,
+  isPod: isKubeProxyPod,
+}
+
+export const CALICO_NODE_TARGET: RestartTarget = {
+  component: 'calico-node',
+  action: 'fix calico-node',
+  namespaces: ['kube-system', 'calico-system'],
+  justifiedBy: ['RT-001', 'RT-002', 'RT-003', 'RT-004', 'RT-005', 'RT-006', 'RT-007', 'RT-008'],
+  areas: ['routes'],
+  verificationReads: [
+    ...COMMON_READS,
+    {verb: 'list', resource: 'ippools', group: 'crd.projectcalico.org'},
+    {verb: 'list', resource: 'blockaffinities', group: 'crd.projectcalico.org'},
+    {verb: 'list', resource: 'ipamblocks', group: 'crd.projectcalico.org'},
+  ],
+  podOn: (cluster, node) => {
+    const pods = cluster.pods.filter((p) => p.spec?.nodeName === node && isCalicoNodePod(p) && CALICO_NODE_TARGET.namespaces.includes(p.metadata.namespace ?? ''))
+    return pods.sort((a, b) => Number(Boolean(a.metadata.deletionTimestamp)) - Number(Boolean(b.metadata.deletionTimestamp)))[0]
+  },
+  isPod: isCalicoNodePod,
+}
+
+export interface PodRef {
+  namespace: string
+  name: string
+  uid: string
+}
+
+/** One node's part of the plan: restart `pod` because of `findings`, or `skip` with the reason. */
+export interface NodeRestartPlan {
+  node: string
+  pod?: PodRef
+  findings: Finding[]
+  /** Why nothing is done on this node; absent when the pod is restarted. */
+  skip?: string
+}
+
+export interface RestartPlan {
+  target: RestartTarget
+  nodes: NodeRestartPlan[]
+  /** Every permission the run needs, checked before anything changes. */
+  permissions: AccessQuery[]
+}
+
+/** The findings on `node` that justify restarting the target's pod (warnings and errors only). */
+export function justifyingFindings(target: RestartTarget, report: Pick<Report, 'findings'>, node: string): Finding[] {
+  return report.findings.filter((f) => f.node === node && target.justifiedBy.includes(f.id) && severityAtLeast(f.severity, 'warning'))
+}
+
+/**
+ * Plans the restarts. A node without justifying findings is skipped ("nothing to fix") unless `force`; a node
+ * without the pod, or whose pod has no uid to make the delete precise, is skipped with that reason.
+ */
+export function planPodRestarts(target: RestartTarget, cluster: ClusterSnapshot, before: Report, nodes: readonly string[], options: {force?: boolean} = {}): RestartPlan {
+  const planned = nodes.map((node): NodeRestartPlan => {
+    const findings = justifyingFindings(target, before, node)
+    const pod = target.podOn(cluster, node)
+    const lost = before.collectionErrors.find((e) => e.node === node && e.fatal)
+    if (lost) return {node, findings, skip: `the node could not be collected (${lost.message})`}
+    if (findings.length === 0 && !options.force) return {node, findings, skip: 'nothing to fix'}
+    if (!pod) return {node, findings, skip: `no ${target.component} pod on the node (in ${target.namespaces.join(' or ')})`}
+    if (pod.metadata.uid === undefined) return {node, findings, skip: `the ${target.component} pod ${pod.metadata.name} has no uid`}
+    return {node, findings, pod: {namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name, uid: pod.metadata.uid}}
+  })
+  return {target, nodes: planned, permissions: restartPermissions(target, planned)}
+}
+
+/** delete/get/list pods in each namespace a pod is deleted from, plus the reads the verification repeats. */
+export function restartPermissions(target: RestartTarget, nodes: readonly NodeRestartPlan[]): AccessQuery[] {
+  const namespaces = [...new Set(nodes.flatMap((n) => (n.pod ? [n.pod.namespace] : [])))].sort()
+  const out: AccessQuery[] = []
+  for (const namespace of namespaces) {
+    out.push({verb: 'delete', resource: 'pods', namespace}, {verb: 'get', resource: 'pods', namespace}, {verb: 'list', resource: 'pods', namespace})
+  }
+  if (namespaces.length > 0) out.push(...target.verificationReads)
+  return out
+}
+
+/** `delete pods -n kube-system`, `list endpointslices.discovery.k8s.io`: as `kubectl auth can-i` takes it. */
+export function describeAccess(q: AccessQuery): string {
+  let s = `${q.verb} ${q.resource}${q.group ? `.${q.group}` : ''}${q.subresource ? `/${q.subresource}` : ''}`
+  if (q.name) s += ` ${q.name}`
+  if (q.namespace) s += ` -n ${q.namespace}`
+  return s
+}
+
+/** The plan as the user reads it before confirming. */
+export function formatRestartPlan(plan: RestartPlan): string {
+  const lines: string[] = [`Plan: restart ${plan.target.component} (delete its pod; its DaemonSet recreates it on the same node)`]
+  for (const n of plan.nodes) {
+    if (!n.pod) {
+      lines.push(`  ${n.node}: skip (${n.skip})`)
+      continue
+    }
+    lines.push(`  ${n.node}: delete pod ${n.pod.namespace}/${n.pod.name} (uid ${n.pod.uid})`)
+    if (n.findings.length === 0) lines.push('    no finding justifies it (--force)')
+    for (const f of n.findings) lines.push(`    because ${f.id} ${f.severity}: ${f.message}`)
+  }
+  return lines.join('\n') + '\n'
+}
+
+/** Nodes in the order they are repaired, in batches of at most `maxUnavailable`. */
+export function restartBatches<T>(items: readonly T[], maxUnavailable: number): T[][] {
+  const size = Math.max(1, Math.floor(maxUnavailable))
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/** A pod the DaemonSet created in place of `old` on `node`, Ready; undefined while there is none. */
+export function readyReplacement(target: RestartTarget, pods: readonly Pod[], node: string, oldUid: string): Pod | undefined {
+  return pods.find((p) => target.isPod(p) && p.spec?.nodeName === node && p.metadata.uid !== oldUid && !p.metadata.deletionTimestamp && isPodReady(p))
+}
+
+export function isPodReady(p: Pod): boolean {
+  return p.status?.phase === 'Running' && (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
+}
+
+/** Whether a node is repaired: none of the findings that justified the restart (by id) remain, nor any new ones. */
+export function converged(target: RestartTarget, after: Pick<Report, 'findings' | 'collectionErrors'>, node: string): boolean {
+  return justifyingFindings(target, after, node).length === 0 && !after.collectionErrors.some((e) => e.node === node && e.fatal)
+}
+
+export const BEFORE_SUFFIX = ' (before)'
+/** `(now)` sorts after `(before)`, so every renderer lists a node's old state first. */
+export const AFTER_SUFFIX = ' (now)'
+
+/**
+ * One Report holding both states side by side: every restarted node appears as `NODE (before)` and `NODE (now)`, so the
+ * existing renderers show the two one under the other. Nodes that were not touched appear once, as they were.
+ */
+export function beforeAfterReport(before: Report, after: ReadonlyMap<string, Report>, metadata: ReportMetadata): Report {
+  const rename = (name: string | undefined, suffix: string) => (name !== undefined && after.has(name) ? name + suffix : name)
+  const nodes: Array<{name: string; durationMs?: number}> = []
+  const findings: Finding[] = []
+  const results: Report['results'] = []
+  const collectionErrors: Report['collectionErrors'] = []
+  const take = (r: Report, only: (node: string | undefined) => boolean, suffix: string) => {
+    for (const n of r.nodes) if (only(n.name)) nodes.push({name: rename(n.name, suffix)!})
+    for (const f of r.findings) if (only(f.node)) findings.push({...f, node: rename(f.node, suffix)!})
+    for (const x of r.results) if (only(x.node)) results.push({...x, node: rename(x.node, suffix)!})
+    for (const e of r.collectionErrors) {
+      if (!only(e.node)) continue
+      const renamed = rename(e.node, suffix)
+      collectionErrors.push(renamed === undefined ? {...e} : {...e, node: renamed})
+    }
+  }
+  take(before, () => true, BEFORE_SUFFIX)
+  for (const [node, r] of after) take(r, (n) => n === node, AFTER_SUFFIX)
+  return buildReport({metadata, nodes, findings, results, collectionErrors})
+}

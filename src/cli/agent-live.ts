@@ -1,0 +1,86 @@
+// `--in-cluster`: the same targets as collectLive (kubeconfig → ClusterSnapshot read once → selected nodes), but the
+// NodeSnapshots come from node-doctor's own agent DaemonSet instead of SSH or debug pods.
+import {collectWithAgents, type AgentRunEvent} from '../app/agent-run.js'
+import {readClusterSnapshot} from '../app/read-cluster.js'
+import {defaultAgentImage} from '../core/agent/manifests.js'
+import type {Area} from '../core/model/report.js'
+import {selectNodes} from '../core/select-nodes.js'
+import {UsageError} from '../errors.js'
+import {KubeAgentApi} from '../transports/kube/agent-api.js'
+import {KubeClusterClient} from '../transports/kube/client.js'
+import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
+import {registerInterruptCleanup} from '../transports/pod/interrupt.js'
+import {newRunId} from '../transports/pod/debug-pod.js'
+import {parseDuration} from './flags.js'
+import {checkSelection, type LiveFlags, type LiveRun} from './live.js'
+
+export interface InClusterFlags extends LiveFlags {
+  image?: string
+}
+
+export async function collectInCluster(
+  names: string[],
+  flags: InClusterFlags,
+  options: {areas?: Area[]; version: string; now?: () => Date; pollMs?: number},
+): Promise<LiveRun> {
+  checkSelection(names, flags)
+  if (flags.via !== 'ssh') throw new UsageError(`--in-cluster and --via ${flags.via} do not go together`, 'The agent collects on each node itself; drop --via.')
+  const now = options.now ?? (() => new Date())
+  const timeoutMs = parseDuration(flags.timeout, 'timeout')
+  const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
+  const access = loadKubeConfig(flags)
+  const client = new KubeClusterClient(access)
+
+  let wanted: string[] | undefined = names.length > 0 ? names : undefined
+  if (flags.selector !== undefined) wanted = (await client.listNodes({labelSelector: flags.selector})).map((n) => n.metadata.name)
+  if (wanted !== undefined && wanted.length === 0) throw new UsageError(`no nodes match the selector "${flags.selector}"`)
+  const cluster = await readClusterSnapshot(client, {nodeNames: wanted, now: now(), context: access.context, server: access.server})
+  const {selected, unknown} = selectNodes(cluster.nodes, wanted ? {names: wanted} : {all: true})
+  if (unknown.length > 0 && names.length > 0) {
+    throw new UsageError(`${unknown.map((n) => `nodes "${n}"`).join(', ')} not found`, "List nodes with 'kubectl get nodes'.")
+  }
+  if (selected.length === 0) throw new UsageError('no nodes to examine')
+
+  const say = (m: string) => {
+    if (!flags.quiet) process.stderr.write(`${m}\n`)
+  }
+  const result = await collectWithAgents(new KubeAgentApi(client), {
+    runId: newRunId(),
+    image: flags.image ?? defaultAgentImage(options.version),
+    ...(options.areas ? {areas: options.areas} : {}),
+    nodes: selected,
+    allNodes: wanted === undefined,
+    commandTimeoutMs: timeoutMs,
+    waitTimeoutMs: agentWaitMs(nodeTimeoutMs, selected.length),
+    ...(options.pollMs ? {pollMs: options.pollMs} : {}),
+    concurrency: flags.concurrency,
+    now,
+    registerCleanup: registerInterruptCleanup,
+    onEvent: progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length, say),
+    warn: (m) => process.stderr.write(`${m}\n`),
+  })
+  return {access, cluster, nodes: result.nodes}
+}
+
+function progress(tty: boolean, total: number, say: (m: string) => void): (e: AgentRunEvent) => void {
+  let done = 0
+  let failed = 0
+  return (e) => {
+    if (e.type === 'created') return say(`agent: DaemonSet created in namespace ${e.namespace} for ${e.nodes} node(s)`)
+    if (e.type === 'deleted') return e.ok ? say(`agent: namespace ${e.namespace} deleted`) : undefined
+    done++
+    if (!e.ok) failed++
+    if (tty) process.stderr.write(`\r\x1b[2Kagent: ${done}/${total} done, ${failed} failed${done === total ? '\n' : ''}`)
+  }
+}
+
+/** Pods per second the DaemonSet controller creates: kube-controller-manager's default client QPS (--kube-api-qps 20). */
+const CONTROLLER_PODS_PER_SECOND = 20
+
+/**
+ * How long to wait for the agents: --node-timeout (5 min when 0: a pod that never starts must not hang the run)
+ * plus the time the DaemonSet controller needs to create that many pods at its default rate.
+ */
+export function agentWaitMs(nodeTimeoutMs: number, nodes: number): number {
+  return (nodeTimeoutMs > 0 ? nodeTimeoutMs : 5 * 60_000) + Math.ceil(nodes / CONTROLLER_PODS_PER_SECOND) * 1000
+}

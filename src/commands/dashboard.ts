@@ -1,0 +1,62 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base-command.js'
+import {areaFlags, commonFlags, kubeFlags, parseAreas, parseDuration, selectionFlags, transportFlags} from '../cli/flags.js'
+import {UsageError} from '../errors.js'
+import {runDashboard} from '../ui/run.js'
+import {bundleSource, liveSource} from '../ui/sources.js'
+
+export default class Dashboard extends BaseCommand {
+  static override summary = 'Interactive fleet dashboard: every node at a glance, drill into its findings, rule diffs and packet traces.'
+  static override description =
+    'A live table of nodes with a coloured status for the kubelet, the proxy mode, the rules, the routes and DNS. Nodes ' +
+    'appear as their collection finishes; a slow node never holds up the others. Keys: ↑↓ or j/k move, Enter opens a ' +
+    'node (then a Service port: its rule diff and packet trace), Esc or Backspace goes back, / filters, r re-checks, ' +
+    'q quits. Live like `check`, or offline from a bundle like `analyze`. It needs an interactive terminal: for plain ' +
+    'output use `check` or `analyze`.'
+
+  static override examples = [
+    '<%= config.bin %> dashboard --all',
+    '<%= config.bin %> dashboard -l node-role.kubernetes.io/worker --refresh 30s',
+    '<%= config.bin %> dashboard --bundle ./node-doctor-bundle',
+  ]
+
+  static override strict = false
+  static override args = {node: Args.string({ignoreStdin: true, description: 'Node name(s).'})}
+  static override flags = {
+    bundle: Flags.string({summary: 'Show a bundle written by `collect` (directory or .tgz) instead of collecting live.', helpGroup: 'SELECTION'}),
+    refresh: Flags.string({summary: 'Re-check every DURATION (e.g. 30s, 5m); default: only when you press r.'}),
+    // Only to answer `dashboard -o json` with where plain output is.
+    output: Flags.string({char: 'o', hidden: true}),
+    ...selectionFlags,
+    ...areaFlags,
+    ...transportFlags,
+    ...kubeFlags,
+    ...commonFlags,
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Dashboard)
+    const names = argv as string[]
+    const bundle = flags.bundle
+    const plain = `kubectl node-doctor ${bundle === undefined ? 'check' : `analyze ${bundle}`}`
+    if (flags.output !== undefined) throw new UsageError('dashboard is interactive and has no -o', `For -o ${flags.output} use \`${plain} -o ${flags.output}\`.`)
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new UsageError(
+        'dashboard needs an interactive terminal: stdin and stdout must be a TTY',
+        `For plain output use \`${plain}\` (-o table, wide, json, yaml, junit, sarif).`,
+      )
+    }
+    const areas = parseAreas(flags.only)
+    const refreshMs = flags.refresh === undefined ? 0 : parseDuration(flags.refresh, 'refresh')
+    const source = bundle === undefined ? liveSource(names, flags, areas) : bundleSource(bundle, {names, all: flags.all, ...(flags.selector === undefined ? {} : {selector: flags.selector})})
+    process.exitCode = await runDashboard({
+      source,
+      refreshMs,
+      now: () => new Date(),
+      tool: {name: 'node-doctor', version: this.config.version},
+      command: ['dashboard', ...this.argv].join(' '),
+      ...(areas ? {areas} : {}),
+      color: this.useColor(flags['no-color']),
+    })
+  }
+}

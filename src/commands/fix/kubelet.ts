@@ -1,0 +1,78 @@
+import {Args, Flags} from '@oclif/core'
+import {applyKubeletFix, formatKubeletPlan, type KubeletFixDeps, planKubeletFix} from '../../app/repair/kubelet.js'
+import {parseSetArg} from '../../app/repair/kubelet-edit.js'
+import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedies.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {confirmPlan} from '../../cli/confirm.js'
+import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'
+import {openRepairSession} from '../../cli/repair-session.js'
+import {UsageError} from '../../errors.js'
+
+export default class FixKubelet extends BaseCommand {
+  static override summary = "Change a kubelet setting on a node: validate, diff, back up, write atomically, restart, verify, roll back on failure."
+  static override description = [
+    "Edits the kubelet's config file (the --config of its unit, else /var/lib/kubelet/config.yaml; a --config-dir drop-in when one sets the field) over the node transport, keeping comments and layout.",
+    'The result is validated like the KUBELET checks do (schema and startup validation) and shown as a diff. Once confirmed: the old file is backed up next to it (FILE.node-doctor-backup-TIME), the new one written atomically with the same mode and owner, the kubelet restarted, and its /healthz and the Node\'s Ready condition awaited.',
+    'If any step fails, the backup is restored, the kubelet restarted again, and the command exits 1 saying so. Every applied change is appended to the audit log and posted as an Event on the Node (a refused Event is only a warning).',
+    '',
+    `--from-finding applies a catalog remedy whose value the cluster itself tells: ${Object.entries(AUTOMATED_KUBELET_REMEDIES).map(([k, v]) => `${k}: ${v}`).join('; ')}.`,
+  ].join('\n')
+
+  static override examples = [
+    '<%= config.bin %> fix kubelet worker-1 --set clusterDNS=10.96.0.10 --dry-run',
+    '<%= config.bin %> fix kubelet worker-1 --from-finding KUBELET-016',
+    '<%= config.bin %> fix kubelet worker-1 --set readOnlyPort=0 --set authentication.anonymous.enabled=false --yes',
+  ]
+
+  static override args = {
+    node: Args.string({description: 'The node whose kubelet to change.', required: true}),
+  }
+
+  static override flags = {
+    set: Flags.string({summary: 'FIELD=VALUE in KubeletConfiguration names (lists: a,b). Repeatable.', multiple: true, helpGroup: 'REPAIR'}),
+    'from-finding': Flags.string({summary: `Apply the remedy of this check id (${Object.keys(AUTOMATED_KUBELET_REMEDIES).join(', ')}).`, helpGroup: 'REPAIR'}),
+    'wait-timeout': Flags.string({summary: 'How long to wait for the kubelet to be healthy and the node Ready after a restart.', default: '2m', helpGroup: 'REPAIR'}),
+    ...fixFlags,
+    ...transportFlags,
+    ...kubeFlags,
+    ...commonFlags,
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(FixKubelet)
+    const sets = flags.set ?? []
+    if ((sets.length > 0) === (flags['from-finding'] !== undefined)) {
+      throw new UsageError('give either --set FIELD=VALUE (repeatable) or --from-finding ID', 'For example --set clusterDNS=10.96.0.10, or --from-finding KUBELET-016.')
+    }
+    const edits = sets.map(parseSetArg)
+    const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
+    const session = await openRepairSession(args.node, flags)
+    try {
+      if (!flags['dry-run']) await session.audit.prepare()
+      const deps: KubeletFixDeps = {
+        transport: session.transport,
+        cluster: session.client,
+        events: session.client,
+        audit: session.audit,
+        who: session.who,
+        sudo: session.sudo,
+        timeoutMs: session.timeoutMs,
+        now: () => new Date(),
+        progress: session.progress,
+        warn: session.warn,
+      }
+      const plan = await planKubeletFix(deps, flags['from-finding'] === undefined ? {node: args.node, set: edits} : {node: args.node, fromFinding: flags['from-finding']})
+      if (plan.changes.length === 0) {
+        process.stdout.write(formatKubeletPlan(plan))
+        return
+      }
+      const decision = await confirmPlan(formatKubeletPlan(plan), flags, {question: `Apply this change to node ${args.node} and restart its kubelet`})
+      if (decision !== 'apply') return
+      const result = await applyKubeletFix(deps, plan, {waitTimeoutMs})
+      process.stdout.write(`${args.node}: applied: ${result.message}\n`)
+      if (!flags.quiet) this.note(`Recorded in the audit log ${session.audit.location}${result.eventPosted ? ' and as an Event on the node' : ''}.`)
+    } finally {
+      await session.close()
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// The nftables diff over snapshots (live `check` and offline `analyze`): cluster objects → the expected kube-proxy
+// tables for this node; the node's `nft list ruleset` → actual. Applies only when kube-proxy runs in nftables mode.
+import {parse as parseYaml} from 'yaml'
+import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
+import {artifactText} from '../../model/snapshot.js'
+import {type NftRuleset, findNftTable, parseNft} from '../../parse/nft.js'
+import {detectNodeIPs} from '../../proxier/config.js'
+import type {IPFamily} from '../../proxier/ip.js'
+import {generateNftables} from '../../proxier/nftables/generate.js'
+import {type NftablesRenderInput, nftablesRenderInput} from '../../proxier/nftables/options.js'
+import type {NftExpectedTable} from '../../proxier/nftables/table.js'
+import type {LoadedObjects} from '../../proxier/objects.js'
+import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../proxier/render-input.js'
+import {addressesFromIpJson} from '../iptables/live.js'
+import type {CheckContext, CheckOutcome} from '../types.js'
+import {type NftablesDiffOutcome, diffTablesAgainstListing} from './diff.js'
+
+export type LiveNftablesInput = {ok: true; inputs: NftablesRenderInput[]; listing: NftRuleset; render: RenderInput} | {ok: false; reason: string}
+
+function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
+  return {
+    services: cluster.services,
+    endpointSlices: cluster.endpointSlices,
+    nodes: cluster.nodes,
+    configMaps: cluster.configMaps,
+    serviceCIDRs: cluster.serviceCIDRs,
+    daemonSets: cluster.daemonSets,
+    other: [],
+  }
+}
+
+/**
+ * The nftables proxier's inputs for a node from snapshots (the primary family, plus the other one when the node has
+ * an address of it and the listing holds its table); a reason instead when the nftables diff does not apply.
+ */
+export function liveNftablesInput(cluster: ClusterSnapshot, node: NodeSnapshot, opts: {anyMode?: boolean; listingOptional?: boolean} = {}): LiveNftablesInput {
+  const objects = objectsOf(cluster)
+  const cfgText = kubeProxyConfigText(objects)
+  let config: Record<string, unknown> | undefined
+  if (cfgText !== undefined) {
+    try {
+      const parsed: unknown = parseYaml(cfgText)
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) config = parsed as Record<string, unknown>
+    } catch {
+      return {ok: false, reason: 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'}
+    }
+  }
+  const running = artifactText(node, 'proxy-mode')?.trim()
+  const configured = typeof config?.mode === 'string' && config.mode !== '' ? config.mode : 'iptables'
+  const mode = running && /^(iptables|ipvs|nftables)$/.test(running) ? running : configured
+  if (mode !== 'nftables' && !opts.anyMode) return {ok: false, reason: `not applicable: kube-proxy runs in ${mode} mode`}
+  const text = artifactText(node, 'nft-ruleset') ?? (opts.listingOptional ? '' : undefined)
+  if (text === undefined) return {ok: false, reason: 'missing input: nft-ruleset'}
+  let listing: NftRuleset
+  try {
+    listing = text.trim() === '' ? {format: 'text', tables: []} : parseNft(text)
+  } catch (err) {
+    return {ok: false, reason: `the node's nft ruleset could not be parsed: ${(err as Error).message}`}
+  }
+  const addrs = addressesFromIpJson(artifactText(node, 'ip-addr'))
+  const nodeObj = cluster.nodes.find((n) => n.metadata.name === node.node)
+  const detected = detectNodeIPs(nodeObj)
+  const families: IPFamily[] = [detected.primaryFamily]
+  const other: IPFamily = detected.primaryFamily === 'ipv4' ? 'ipv6' : 'ipv4'
+  const otherIP = detected.ips[other]
+  if (otherIP !== '127.0.0.1' && otherIP !== '::1' && findNftTable(listing, other === 'ipv6' ? 'ip6' : 'ip', 'kube-proxy')) families.push(other)
+  try {
+    const renders: RenderInput[] = []
+    const inputs = families.map((family) => {
+      const render = buildRenderInput(objects, {
+        nodeName: node.node,
+        ...(config ? {kubeProxyConfig: config} : {}),
+        facts: {family, ...(addrs && addrs.length > 0 ? {nodeInterfaceAddresses: addrs} : {})},
+      })
+      renders.push(render)
+      return nftablesRenderInput(render, config, cluster.serviceCIDRs)
+    })
+    return {ok: true, inputs, listing, render: renders[0]!}
+  } catch (err) {
+    return {ok: false, reason: `cannot regenerate kube-proxy's nftables rules: ${(err as Error).message}`}
+  }
+}
+
+export type LiveNftDiff = {ok: true; expected: NftExpectedTable[]; outcome: NftablesDiffOutcome} | {ok: false; reason: string}
+
+const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, LiveNftDiff>>()
+
+/** Memoised per (cluster, node) snapshot pair: the NFT checks share one diff. */
+export function liveNftablesDiff(ctx: CheckContext): LiveNftDiff {
+  let perNode = memo.get(ctx.cluster)
+  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
+  let d = perNode.get(ctx.node)
+  if (!d) {
+    const input = liveNftablesInput(ctx.cluster, ctx.node)
+    if (!input.ok) d = input
+    else {
+      const expected = input.inputs.map((i) => generateNftables(i.input))
+      d = {ok: true, expected, outcome: diffTablesAgainstListing(expected, input.listing, ctx.node.node)}
+    }
+    perNode.set(ctx.node, d)
+  }
+  return d
+}
+
+/** A check's outcome for one NFT id, from the shared diff. */
+export function nftOutcomeFor(id: string, ctx: CheckContext): CheckOutcome {
+  const d = liveNftablesDiff(ctx)
+  if (!d.ok) return {status: 'skipped', reason: d.reason}
+  const findings = d.outcome.findings.filter((f) => f.id === id)
+  if (findings.length === 0) return {status: 'passed'}
+  return {
+    status: 'failed',
+    findings: findings.map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity, ...(f.group ? {group: f.group} : {})})),
+  }
+}

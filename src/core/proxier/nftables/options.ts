@@ -1,0 +1,86 @@
+// From the shared proxier input (iptables-shaped ProxierOptions) to the nftables proxier's options: nftables mode
+// reads `nftables.masqueradeBit/masqueradeAll`, defaults nodePortAddresses to the node's primary IPs, and drops
+// traffic to unallocated ClusterIPs inside the ServiceCIDR objects' ranges. Mirrors cmd/kube-proxy/app/server.go and
+// server_linux.go (nftables branch) and the ServiceCIDR informer (GA v1.33; beta, gate off, in v1.31–v1.32).
+import {UsageError} from '../../../errors.js'
+import type {Node, ServiceCIDR} from '../../model/k8s.js'
+import {type ProxierOptions, detectNodeIPs, formatKubeProxyVersion, versionAtLeast} from '../config.js'
+import {parseCIDRSloppy} from '../ip.js'
+import type {RenderInput} from '../render-input.js'
+import {NFTABLES_FIRST_VERSION, type NftablesInput, type NftablesOptions, nftLayoutFor} from './generate.js'
+
+function get(obj: Record<string, unknown> | undefined, path: string[]): unknown {
+  let cur: unknown = obj
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined
+    cur = (cur as Record<string, unknown>)[p]
+  }
+  return cur
+}
+
+/** The Service CIDRs kube-proxy's ServiceCIDR informer sees: every spec.cidrs entry, in object order, deduplicated. */
+export function serviceCIDRsFromObjects(objects: readonly ServiceCIDR[]): string[] {
+  const out: string[] = []
+  for (const o of objects) for (const c of o.spec?.cidrs ?? []) if (parseCIDRSloppy(c) && !out.includes(c)) out.push(c)
+  return out
+}
+
+/** Whether kube-proxy watches ServiceCIDR objects: from v1.33 always, in v1.31–v1.32 with MultiCIDRServiceAllocator. */
+export function watchesServiceCIDRs(base: ProxierOptions, raw: Record<string, unknown> | undefined): boolean {
+  if (versionAtLeast(base.version, 1, 33)) return true
+  if (!versionAtLeast(base.version, 1, 31)) return false
+  return get(raw, ['featureGates', 'MultiCIDRServiceAllocator']) === true
+}
+
+export interface NftablesRenderInput {
+  input: NftablesInput
+  /** Defaults and assumptions worth telling the user. */
+  notes: string[]
+}
+
+/**
+ * The nftables proxier's input for a RenderInput built by buildRenderInput. Throws UsageError for a kube-proxy
+ * version without nftables mode (before v1.29).
+ */
+export function nftablesRenderInput(render: RenderInput, raw: Record<string, unknown> | undefined, serviceCIDRs: readonly ServiceCIDR[]): NftablesRenderInput {
+  const base = render.input.options
+  if (!nftLayoutFor(base.version)) {
+    throw new UsageError(
+      `kube-proxy ${formatKubeProxyVersion(base.version)} has no nftables mode`,
+      `nftables mode exists from ${formatKubeProxyVersion(NFTABLES_FIRST_VERSION)} (alpha, feature gate NFTablesProxyMode), beta in v1.31, GA in v1.33; pass --kube-proxy-version or use --mode iptables.`,
+    )
+  }
+  const notes: string[] = []
+  if (!versionAtLeast(base.version, 1, 31)) notes.push(`nftables mode is alpha in ${formatKubeProxyVersion(base.version)} (needs the NFTablesProxyMode feature gate); its layout is reproduced with medium confidence`)
+  const bit = get(raw, ['nftables', 'masqueradeBit'])
+  const masqueradeBit = typeof bit === 'number' && Number.isInteger(bit) && bit >= 0 && bit <= 31 ? bit : 14
+  const all = get(raw, ['nftables', 'masqueradeAll'])
+  let nodePortAddresses = base.nodePortAddresses
+  const configured = get(raw, ['nodePortAddresses'])
+  if (configured === undefined || configured === null || (Array.isArray(configured) && configured.length === 0)) {
+    // nftables mode's default is `primary`: the node's IPs, never loopback.
+    const bind = get(raw, ['bindAddress'])
+    const {ips} = detectNodeIPs(render.node as Node, typeof bind === 'string' ? bind : undefined)
+    nodePortAddresses = []
+    if (ips.ipv4 !== '127.0.0.1') nodePortAddresses.push(`${ips.ipv4}/32`)
+    if (ips.ipv6 !== '::1') nodePortAddresses.push(`${ips.ipv6}/128`)
+  }
+  const watches = watchesServiceCIDRs(base, raw)
+  const cidrs = watches ? serviceCIDRsFromObjects(serviceCIDRs) : []
+  if (watches && cidrs.length === 0 && versionAtLeast(base.version, 1, 33)) notes.push('no ServiceCIDR objects in the input; the drop rule for unallocated ClusterIPs is left out (add `kubectl get servicecidrs -o yaml`)')
+  const options: NftablesOptions = {
+    family: base.family,
+    version: base.version,
+    nodeName: base.nodeName,
+    nodeIP: base.nodeIP,
+    ...(base.zone !== undefined ? {zone: base.zone} : {}),
+    masqueradeBit,
+    masqueradeAll: all === true,
+    localDetector: base.localDetector,
+    nodePortAddresses,
+    nodeInterfaceAddresses: base.nodeInterfaceAddresses,
+    featureGates: base.featureGates,
+    serviceCIDRs: cidrs,
+  }
+  return {input: {services: render.input.services, endpointSlices: render.input.endpointSlices, options}, notes}
+}

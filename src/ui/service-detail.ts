@@ -1,0 +1,137 @@
+// For one node and one Service port: the rule diff (the node's iptables against the rules kube-proxy should have
+// programmed) and the packet trace to the Service's cluster IP through both. Pure, over the snapshots, with the same
+// proxier input and diff the IPT checks use (src/core/checks/iptables/live.ts).
+import {liveIptablesDiff, liveProxierInput} from '../core/checks/iptables/live.js'
+import type {IptablesDifference} from '../core/diff/iptables.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
+import {type IptablesDump, parseIptablesSave} from '../core/parse/iptables-save.js'
+import {formatKubeProxyVersion} from '../core/proxier/config.js'
+import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
+import {serializeSave} from '../core/proxier/iptables/save.js'
+import type {RenderInput} from '../core/proxier/render-input.js'
+import {buildServicePorts} from '../core/proxier/service-ports.js'
+import {compareTraces, resolveTraceOrigin, type TracePacket, traceIptables} from '../core/trace/iptables-trace.js'
+import type {TraceView} from '../render/trace.js'
+import type {ServiceRef} from './model.js'
+
+/** One line of a rule diff: `-` expected but absent, `+` present but not expected, `~` order, `!` broken jump. */
+export interface DiffLine {
+  sign: '-' | '+' | '~' | '!'
+  text: string
+}
+
+export type Unavailable = {reason: string}
+
+export interface ServiceDetail {
+  service: ServiceRef
+  diff: DiffLine[] | Unavailable
+  trace: TraceView | Unavailable
+}
+
+interface Proxier {
+  render: RenderInput
+  dump: IptablesDump
+  /** kube-proxy's expected rules, parsed back from save form (what the tracer walks). */
+  expected: IptablesDump
+}
+
+const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, Proxier | Unavailable>>()
+
+/** The node's proxier input and both rule sets, once per (cluster, node) snapshot pair. */
+function proxierFor(cluster: ClusterSnapshot, node: NodeSnapshot): Proxier | Unavailable {
+  let perNode = memo.get(cluster)
+  if (!perNode) memo.set(cluster, (perNode = new WeakMap()))
+  let p = perNode.get(node)
+  if (!p) {
+    const input = liveProxierInput(cluster, node)
+    p = input.ok
+      ? {render: input.render, dump: input.dump, expected: parseIptablesSave(serializeSave(generateIptablesRestore(input.render.input).ruleset))}
+      : {reason: input.reason}
+    perNode.set(node, p)
+  }
+  return p
+}
+
+/** The Service ports kube-proxy programs on this node, by name; a reason when the iptables proxier does not apply. */
+export function nodeServices(cluster: ClusterSnapshot, node: NodeSnapshot): ServiceRef[] | Unavailable {
+  const p = proxierFor(cluster, node)
+  if ('reason' in p) return p
+  const o = p.render.input.options
+  return buildServicePorts(p.render.input.services, {family: o.family, version: o.version, featureGates: o.featureGates})
+    .map((sp) => ({name: sp.name, protocol: sp.protocol, clusterIP: sp.clusterIP, port: sp.port}))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.protocol.localeCompare(b.protocol))
+}
+
+/** The differences as diff lines, `table -A CHAIN rule`. */
+export function diffLines(differences: readonly IptablesDifference[]): DiffLine[] {
+  const rule = (table: string, chain: string, body: string): string => `${table} -A ${chain} ${body}`
+  return differences.flatMap((d): DiffLine[] => {
+    switch (d.kind) {
+      case 'missing-chain':
+        return [{sign: '-', text: `${d.table} :${d.chain} (chain missing)`}, ...d.expectedRules.map((r): DiffLine => ({sign: '-', text: rule(d.table, d.chain, r)}))]
+      case 'stale-chain':
+        return [{sign: '+', text: `${d.table} :${d.chain} (stale chain)`}, ...d.actualRules.map((r): DiffLine => ({sign: '+', text: rule(d.table, d.chain, r)}))]
+      case 'missing-rule':
+      case 'missing-builtin-jump':
+        return [{sign: '-', text: rule(d.table, d.chain, d.rule)}]
+      case 'extra-rule':
+        return [{sign: '+', text: rule(d.table, d.chain, d.rule)}]
+      case 'wrong-probability':
+        return [
+          {sign: '-', text: rule(d.table, d.chain, d.expected)},
+          {sign: '+', text: rule(d.table, d.chain, d.actual)},
+        ]
+      case 'misordered':
+        return [{sign: '~', text: `${d.table} ${d.chain}: ${d.detail}`}]
+      case 'undefined-jump':
+        return [{sign: '!', text: `${rule(d.table, d.chain, d.rule)}  (${d.target} does not exist)`}]
+    }
+  })
+}
+
+/**
+ * The rule diff and the trace for one Service port on one node. The diff holds the differences grouped under the
+ * Service port plus the missing jumps from built-in chains (those break every Service). The trace follows a new
+ * connection from a pod on the node to the cluster IP, through the node's rules and through the expected ones.
+ */
+export function serviceDetail(cluster: ClusterSnapshot, node: NodeSnapshot, service: ServiceRef): ServiceDetail {
+  const diff = liveIptablesDiff({cluster, node})
+  const p = proxierFor(cluster, node)
+  return {
+    service,
+    diff: diff.ok ? diffLines(diff.outcome.differences.filter((d) => d.kind === 'missing-builtin-jump' || d.group === service.name)) : {reason: diff.reason},
+    trace: 'reason' in p ? p : traceService(p, node.node, service),
+  }
+}
+
+function traceService(p: Proxier, nodeName: string, service: ServiceRef): TraceView | Unavailable {
+  const o = p.render.input.options
+  const spec = p.render.node.spec
+  const podCIDRs = spec?.podCIDRs ?? (spec?.podCIDR ? [spec.podCIDR] : [])
+  const origin = resolveTraceOrigin('pod', {localAddresses: o.nodeInterfaceAddresses, podCIDRs}, o.family)
+  if ('error' in origin) return {reason: origin.error}
+  const packet: TracePacket = {
+    protocol: service.protocol.toLowerCase() as TracePacket['protocol'],
+    dst: service.clusterIP,
+    dport: service.port,
+    from: origin.from,
+    srcIsLocalPod: origin.srcIsLocalPod,
+    ...(origin.src !== undefined ? {src: origin.src} : {}),
+  }
+  const detector = o.localDetector
+  const traceNode = {
+    localAddresses: o.nodeInterfaceAddresses,
+    ...(detector.mode === 'BridgeInterface' ? {podInterface: {bridge: detector.interfaceName}} : {}),
+    ...(detector.mode === 'InterfaceNamePrefix' ? {podInterface: {prefix: detector.prefix}} : {}),
+  }
+  const actual = traceIptables(p.dump, packet, traceNode)
+  const expected = traceIptables(p.expected, packet, traceNode)
+  return {
+    node: nodeName,
+    packet,
+    origin: origin.description,
+    actual: {source: `${nodeName}:iptables-save`, result: actual},
+    expected: {source: `kube-proxy ${formatKubeProxyVersion(p.render.version)} rules from the objects`, result: expected},
+    comparison: compareTraces(actual, expected),
+  }
+}
