@@ -1,18 +1,14 @@
 // `--in-cluster`: the same targets as collectLive (kubeconfig → ClusterSnapshot read once → selected nodes), but the
 // NodeSnapshots come from node-doctor's own agent DaemonSet instead of SSH or debug pods.
 import {collectWithAgents, type AgentRunEvent} from '../app/agent-run.js'
-import {readClusterSnapshot} from '../app/read-cluster.js'
 import {defaultAgentImage} from '../core/agent/manifests.js'
 import type {Area} from '../core/model/report.js'
-import {selectNodes} from '../core/select-nodes.js'
 import {UsageError} from '../errors.js'
 import {KubeAgentApi} from '../transports/kube/agent-api.js'
-import {KubeClusterClient} from '../transports/kube/client.js'
-import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {registerInterruptCleanup} from '../transports/pod/interrupt.js'
 import {newRunId} from '../transports/pod/debug-pod.js'
 import {parseDuration} from './flags.js'
-import {checkSelection, type LiveFlags, type LiveRun} from './live.js'
+import {type LiveFlags, type LiveRun, resolveLiveTargets} from './live.js'
 
 export interface InClusterFlags extends LiveFlags {
   image?: string
@@ -23,23 +19,11 @@ export async function collectInCluster(
   flags: InClusterFlags,
   options: {areas?: Area[]; version: string; now?: () => Date; pollMs?: number},
 ): Promise<LiveRun> {
-  checkSelection(names, flags)
   if (flags.via !== 'ssh') throw new UsageError(`--in-cluster and --via ${flags.via} do not go together`, 'The agent collects on each node itself; drop --via.')
   const now = options.now ?? (() => new Date())
   const timeoutMs = parseDuration(flags.timeout, 'timeout')
   const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
-  const access = loadKubeConfig(flags)
-  const client = new KubeClusterClient(access)
-
-  let wanted: string[] | undefined = names.length > 0 ? names : undefined
-  if (flags.selector !== undefined) wanted = (await client.listNodes({labelSelector: flags.selector})).map((n) => n.metadata.name)
-  if (wanted !== undefined && wanted.length === 0) throw new UsageError(`no nodes match the selector "${flags.selector}"`)
-  const cluster = await readClusterSnapshot(client, {nodeNames: wanted, now: now(), context: access.context, server: access.server})
-  const {selected, unknown} = selectNodes(cluster.nodes, wanted ? {names: wanted} : {all: true})
-  if (unknown.length > 0 && names.length > 0) {
-    throw new UsageError(`${unknown.map((n) => `nodes "${n}"`).join(', ')} not found`, "List nodes with 'kubectl get nodes'.")
-  }
-  if (selected.length === 0) throw new UsageError('no nodes to examine')
+  const {access, client, cluster, selected, all} = await resolveLiveTargets(names, flags, now)
 
   const say = (m: string) => {
     if (!flags.quiet) process.stderr.write(`${m}\n`)
@@ -49,7 +33,7 @@ export async function collectInCluster(
     image: flags.image ?? defaultAgentImage(options.version),
     ...(options.areas ? {areas: options.areas} : {}),
     nodes: selected,
-    allNodes: wanted === undefined,
+    allNodes: all,
     commandTimeoutMs: timeoutMs,
     waitTimeoutMs: agentWaitMs(nodeTimeoutMs, selected.length),
     ...(options.pollMs ? {pollMs: options.pollMs} : {}),

@@ -77,11 +77,23 @@ function progress(enabled: boolean, total: number): (e: FleetEvent) => void {
   }
 }
 
-export async function collectLive(names: string[], flags: LiveFlags, options: {areas?: Area[]; now?: () => Date} = {}): Promise<LiveRun> {
+/** What every live command starts from: the kubeconfig's access, the cluster read once, and the nodes to examine. */
+export interface LiveTargets {
+  access: KubeAccess
+  client: KubeClusterClient
+  cluster: ClusterSnapshot
+  selected: Node[]
+  /** True when the nodes came from --all (no names, no selector). */
+  all: boolean
+}
+
+/**
+ * Node selection for live runs (`check`, `dashboard`, `--in-cluster`): NODE names, `-l SELECTOR` (resolved with one
+ * list call so the cluster read can be limited to those nodes) or `--all`; then the ClusterSnapshot, read once.
+ * Unknown named nodes, an empty selection and `--via local` with several nodes are usage errors.
+ */
+export async function resolveLiveTargets(names: string[], flags: LiveFlags, now: () => Date): Promise<LiveTargets> {
   checkSelection(names, flags)
-  const now = options.now ?? (() => new Date())
-  const timeoutMs = parseDuration(flags.timeout, 'timeout')
-  const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
   const access = loadKubeConfig(flags)
   const client = new KubeClusterClient(access)
 
@@ -98,6 +110,14 @@ export async function collectLive(names: string[], flags: LiveFlags, options: {a
   if (flags.via === 'local' && selected.length !== 1) {
     throw new UsageError('--via local runs the commands on this machine, so it takes exactly one node (the one you are on)')
   }
+  return {access, client, cluster, selected, all: wanted === undefined}
+}
+
+export async function collectLive(names: string[], flags: LiveFlags, options: {areas?: Area[]; now?: () => Date} = {}): Promise<LiveRun> {
+  const now = options.now ?? (() => new Date())
+  const timeoutMs = parseDuration(flags.timeout, 'timeout')
+  const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
+  const {access, cluster, selected} = await resolveLiveTargets(names, flags, now)
 
   const {connect, close} = transportFactory(flags, (m) => !flags.quiet && process.stderr.write(`${m}\n`), access)
   const onEvent = progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length)

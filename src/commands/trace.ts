@@ -9,7 +9,8 @@ import {parseIptablesSave} from '../core/parse/iptables-save.js'
 import {formatKubeProxyVersion} from '../core/proxier/config.js'
 import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
 import {serializeSave} from '../core/proxier/iptables/save.js'
-import {compareTraces, parseTraceDestination, resolveTraceOrigin, traceIptables, type TracePacket} from '../core/trace/iptables-trace.js'
+import {compareTraces, parseTraceDestination, traceIptables} from '../core/trace/iptables-trace.js'
+import {traceSetup} from '../core/trace/setup.js'
 import {inFile, UsageError} from '../errors.js'
 import {ExitCode} from '../exit-codes.js'
 import {renderTrace, type TraceFormat} from '../render/trace.js'
@@ -89,27 +90,10 @@ export default class Trace extends BaseCommand {
     if (flags.verbose) this.note(describeRender(render))
     if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
 
-    const localAddresses = render.input.options.nodeInterfaceAddresses
-    const spec = render.node.spec
-    const podCIDRs = spec?.podCIDRs ?? (spec?.podCIDR ? [spec.podCIDR] : [])
-    const origin = resolveTraceOrigin(flags.from, {localAddresses, podCIDRs}, family)
-    if ('error' in origin) throw new UsageError(origin.error, 'Use --from IP, --from pod, --from host or --from external.')
-
-    const packet: TracePacket = {
-      protocol: target.protocol,
-      dst: target.dst,
-      dport: target.dport,
-      from: origin.from,
-      srcIsLocalPod: origin.srcIsLocalPod,
-      ...(origin.src !== undefined ? {src: origin.src} : {}),
-    }
+    const setup = traceSetup(render, flags.from, target, family)
+    if ('error' in setup) throw new UsageError(setup.error, 'Use --from IP, --from pod, --from host or --from external.')
+    const {packet, node} = setup
     const expectedDump = parseIptablesSave(serializeSave(generateIptablesRestore(render.input).ruleset))
-    const detector = render.input.options.localDetector
-    const node = {
-      localAddresses,
-      ...(detector.mode === 'BridgeInterface' ? {podInterface: {bridge: detector.interfaceName}} : {}),
-      ...(detector.mode === 'InterfaceNamePrefix' ? {podInterface: {prefix: detector.prefix}} : {}),
-    }
     const actual = traceIptables(dump, packet, node)
     const expected = traceIptables(expectedDump, packet, node)
     const comparison = compareTraces(actual, expected)
@@ -118,7 +102,7 @@ export default class Trace extends BaseCommand {
       {
         node: render.node.metadata.name,
         packet,
-        origin: origin.description,
+        origin: setup.origin,
         actual: {source, result: actual},
         expected: {source: `kube-proxy ${formatKubeProxyVersion(render.version)} rules from the objects`, result: expected},
         comparison,

@@ -2,8 +2,9 @@
 // nodes, failing checks, slowest nodes, collection failures, baseline warnings and where each file went.
 // Pure and colourless (CI logs).
 import {groupFindings, summarizeFleet} from '../core/fleet.js'
-import type {Report, Severity} from '../core/model/report.js'
+import type {Report} from '../core/model/report.js'
 import {nodeList, shortSubject} from './table.js'
+import {SEVERITY_SYMBOL} from './table-style.js'
 
 export interface PreflightSummaryOptions {
   exitCode: number
@@ -15,7 +16,6 @@ export interface PreflightSummaryOptions {
   top?: number
 }
 
-const SEVERITY_SYMBOL: Record<Severity, string> = {error: '✖', warning: '▲', info: '●'}
 
 export function renderPreflightSummary(report: Report, options: PreflightSummaryOptions): string {
   const s = report.summary

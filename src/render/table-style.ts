@@ -1,4 +1,11 @@
-// Shared by the human views: the apiVersion of their machine-readable forms, and cli-table3's borderless style.
+// Shared by the human views (table renderers and the dashboard): the apiVersion of their machine-readable forms,
+// the status symbols, and cli-table3's borderless style.
+import type {Severity} from '../core/model/report.js'
+
+/** One shape per state, so severity reads without colour too. */
+export const SYMBOLS = {error: '✖', warning: '▲', info: '●', ok: '✔', skipped: '−', unknown: '?', pending: '·'} as const
+
+export const SEVERITY_SYMBOL: Record<Severity, string> = {error: SYMBOLS.error, warning: SYMBOLS.warning, info: SYMBOLS.info}
 
 export const VIEW_API_VERSION = 'node-doctor.io/v1alpha1'
 

@@ -17,12 +17,12 @@ import {
   type Subject,
 } from '../core/model/report.js'
 import type {RenderOptions} from './index.js'
+import {SEVERITY_SYMBOL, SYMBOLS} from './table-style.js'
 
 /** Shapes differ so severity reads without colour too. */
-const SEVERITY_SYMBOL: Record<Severity, string> = {error: '✖', warning: '▲', info: '●'}
 
-const STATUS_SYMBOL: Record<ReportStatus, string> = {healthy: '✔', unhealthy: '✖', partial: '▲'}
-const RESULT_SYMBOL: Record<CheckStatus, string> = {passed: '✔', failed: '✖', skipped: '−'}
+const STATUS_SYMBOL: Record<ReportStatus, string> = {healthy: SYMBOLS.ok, unhealthy: SYMBOLS.error, partial: SYMBOLS.warning}
+const RESULT_SYMBOL: Record<CheckStatus, string> = {passed: SYMBOLS.ok, failed: SYMBOLS.error, skipped: SYMBOLS.skipped}
 /** Evidence lines shown per finding in `-o wide`; the rest is counted. */
 const EVIDENCE_LINES = 3
 const INDENT = '  '

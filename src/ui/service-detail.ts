@@ -10,7 +10,8 @@ import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
 import {serializeSave} from '../core/proxier/iptables/save.js'
 import type {RenderInput} from '../core/proxier/render-input.js'
 import {buildServicePorts} from '../core/proxier/service-ports.js'
-import {compareTraces, resolveTraceOrigin, type TracePacket, traceIptables} from '../core/trace/iptables-trace.js'
+import {compareTraces, type TracePacket, traceIptables} from '../core/trace/iptables-trace.js'
+import {traceSetup} from '../core/trace/setup.js'
 import type {TraceView} from '../render/trace.js'
 import type {ServiceRef} from './model.js'
 
@@ -105,31 +106,15 @@ export function serviceDetail(cluster: ClusterSnapshot, node: NodeSnapshot, serv
 }
 
 function traceService(p: Proxier, nodeName: string, service: ServiceRef): TraceView | Unavailable {
-  const o = p.render.input.options
-  const spec = p.render.node.spec
-  const podCIDRs = spec?.podCIDRs ?? (spec?.podCIDR ? [spec.podCIDR] : [])
-  const origin = resolveTraceOrigin('pod', {localAddresses: o.nodeInterfaceAddresses, podCIDRs}, o.family)
-  if ('error' in origin) return {reason: origin.error}
-  const packet: TracePacket = {
-    protocol: service.protocol.toLowerCase() as TracePacket['protocol'],
-    dst: service.clusterIP,
-    dport: service.port,
-    from: origin.from,
-    srcIsLocalPod: origin.srcIsLocalPod,
-    ...(origin.src !== undefined ? {src: origin.src} : {}),
-  }
-  const detector = o.localDetector
-  const traceNode = {
-    localAddresses: o.nodeInterfaceAddresses,
-    ...(detector.mode === 'BridgeInterface' ? {podInterface: {bridge: detector.interfaceName}} : {}),
-    ...(detector.mode === 'InterfaceNamePrefix' ? {podInterface: {prefix: detector.prefix}} : {}),
-  }
+  const setup = traceSetup(p.render, 'pod', {protocol: service.protocol.toLowerCase() as TracePacket['protocol'], dst: service.clusterIP, dport: service.port})
+  if ('error' in setup) return {reason: setup.error}
+  const {packet, node: traceNode} = setup
   const actual = traceIptables(p.dump, packet, traceNode)
   const expected = traceIptables(p.expected, packet, traceNode)
   return {
     node: nodeName,
     packet,
-    origin: origin.description,
+    origin: setup.origin,
     actual: {source: `${nodeName}:iptables-save`, result: actual},
     expected: {source: `kube-proxy ${formatKubeProxyVersion(p.render.version)} rules from the objects`, result: expected},
     comparison: compareTraces(actual, expected),

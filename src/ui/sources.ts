@@ -3,8 +3,7 @@
 // the table fills in while slow nodes are still being collected.
 import pLimit from 'p-limit'
 import {collectFleet} from '../app/collect-fleet.js'
-import {readClusterSnapshot} from '../app/read-cluster.js'
-import {checkSelection, type LiveFlags, transportFactory} from '../cli/live.js'
+import {checkSelection, type LiveFlags, resolveLiveTargets, transportFactory} from '../cli/live.js'
 import {parseDuration} from '../cli/flags.js'
 import {planFor} from '../core/collection/plan.js'
 import type {Node} from '../core/model/k8s.js'
@@ -15,8 +14,6 @@ import {NodeDoctorError, UsageError} from '../errors.js'
 import {ExitCode} from '../exit-codes.js'
 import type {NodeTransport} from '../ports/node-transport.js'
 import {readBundle} from '../transports/bundle/bundle.js'
-import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
-import {KubeClusterClient} from '../transports/kube/client.js'
 import {analyzeNode, type FleetEvent} from './fleet-state.js'
 
 export interface RunHandlers {
@@ -84,16 +81,7 @@ export function liveSource(names: string[], flags: LiveFlags, areas: Area[] | un
     warnings,
     async run(h, signal) {
       const now = () => new Date()
-      const access = loadKubeConfig(flags)
-      const client = new KubeClusterClient(access)
-      let wanted: string[] | undefined = names.length > 0 ? names : undefined
-      if (flags.selector !== undefined) wanted = (await client.listNodes({labelSelector: flags.selector})).map((n) => n.metadata.name)
-      if (wanted !== undefined && wanted.length === 0) throw new UsageError(`no nodes match the selector "${flags.selector}"`)
-      const cluster = await readClusterSnapshot(client, {nodeNames: wanted, now: now(), context: access.context, server: access.server})
-      const {selected, unknown} = selectNodes(cluster.nodes, wanted ? {names: wanted} : {all: true})
-      if (unknown.length > 0 && names.length > 0) throw new UsageError(`${unknown.map((n) => `nodes "${n}"`).join(', ')} not found`, "List nodes with 'kubectl get nodes'.")
-      if (selected.length === 0) throw new UsageError('no nodes to examine')
-      if (flags.via === 'local' && selected.length !== 1) throw new UsageError('--via local runs the commands on this machine, so it takes exactly one node (the one you are on)')
+      const {access, cluster, selected} = await resolveLiveTargets(names, flags, now)
       h.targets(cluster, selected.map((n) => n.metadata.name), access.context)
 
       // Written to the terminal now, warnings would tear the screen: they are kept for after the dashboard.
