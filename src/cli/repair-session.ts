@@ -2,7 +2,9 @@
 // to it (SSH by default), the audit log and the actor, and stderr progress. close() releases the transport.
 import type {AuditActor} from '../core/model/audit.js'
 import type {Node} from '../core/model/k8s.js'
+import {checkRepairPermissions} from '../app/repair/pod-restart.js'
 import {UsageError} from '../errors.js'
+import type {AccessQuery} from '../ports/cluster.js'
 import type {AuditSink} from '../ports/audit.js'
 import type {NodeTransport} from '../ports/node-transport.js'
 import {KubeClusterClient} from '../transports/kube/client.js'
@@ -28,14 +30,18 @@ export interface RepairSession {
 
 export type RepairSessionFlags = Partial<LiveFlags> & {'audit-log'?: string; quiet?: boolean}
 
-/** Looks the node up (UsageError when absent) and connects to it. */
-export async function openRepairSession(nodeName: string, flags: RepairSessionFlags): Promise<RepairSession> {
+/**
+ * Looks the node up (UsageError when absent), checks with SelfSubjectAccessReviews that the repair may read what it
+ * needs (a denial names every missing permission, exit 4, before anything is touched), then connects to the node.
+ */
+export async function openRepairSession(nodeName: string, flags: RepairSessionFlags, permissions?: {what: string; queries: AccessQuery[]}): Promise<RepairSession> {
   const full: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '0', 'address-type': 'InternalIP', ...flags}
   const timeoutMs = parseDuration(full.timeout, 'timeout')
   const access = loadKubeConfig(full)
   const client = new KubeClusterClient(access)
   const node = await client.getNode(nodeName)
   if (!node) throw new UsageError(`nodes "${nodeName}" not found`, "List nodes with 'kubectl get nodes'.")
+  if (permissions) await checkRepairPermissions(client, permissions.queries, permissions.what)
   const warn = (m: string) => void process.stderr.write(`${m}\n`)
   const progress = (m: string) => void (flags.quiet ? undefined : process.stderr.write(`${m}\n`))
   const factory = transportFactory(full, warn, access)

@@ -36,7 +36,14 @@ export default class FixConntrack extends BaseCommand {
     const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(flags.service)
     if (!m) throw new UsageError(`--service ${flags.service}: expected NAMESPACE/NAME`, 'For example --service kube-system/kube-dns.')
     const req = {node: args.node, namespace: m[1]!, name: m[3]!}
-    const session = await openRepairSession(args.node, flags)
+    const session = await openRepairSession(args.node, flags, {
+      what: `fix conntrack on node ${args.node}`,
+      queries: [
+        {verb: 'get', resource: 'nodes', name: args.node},
+        {verb: 'list', resource: 'services', namespace: req.namespace},
+        {verb: 'list', resource: 'endpointslices', group: 'discovery.k8s.io', namespace: req.namespace},
+      ],
+    })
     try {
       if (!flags['dry-run']) await session.audit.prepare()
       const deps: ConntrackFixDeps = {

@@ -46,7 +46,11 @@ export default class FixKubelet extends BaseCommand {
     }
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
-    const session = await openRepairSession(args.node, flags)
+    const session = await openRepairSession(args.node, flags, {
+      what: `fix the kubelet of node ${args.node}`,
+      // get the Node: its Ready condition is how the restart is verified; --from-finding reads the Services too.
+      queries: [{verb: 'get', resource: 'nodes', name: args.node}, ...(flags['from-finding'] !== undefined ? [{verb: 'list', resource: 'services'}] : [])],
+    })
     try {
       if (!flags['dry-run']) await session.audit.prepare()
       const deps: KubeletFixDeps = {

@@ -202,6 +202,25 @@ describe('fix conntrack on a real node', {skip: netnsSkipReason()}, () => {
     assert.equal((JSON.parse(readFileSync(audit, 'utf8')) as AuditRecord).outcome, 'applied')
   })
 
+  it('the command: a user who may not list EndpointSlices is refused up front (exit 4), nothing deleted or audited', async () => {
+    plantFlows()
+    const before = table().map(key).sort()
+    const audit = tmp.path(`audit-cli-${++n}`, 'audit.log')
+    api.setDenyRules([{verb: 'list', resource: 'endpointslices'}])
+    try {
+      const r = await runCli(['fix', 'conntrack', 'node-a', '--service', 'kube-system/kube-dns', '--yes', '--kubeconfig', api.kubeconfigPath, '--ssh-config', sshConfig, '--no-color'], {
+        env: {HOME: dir, SSH_AUTH_SOCK: '', NODE_DOCTOR_AUDIT_LOG: audit},
+        timeoutMs: 60_000,
+      })
+      assert.equal(r.exitCode, 4, r.stderr)
+      assert.match(r.stderr, /not allowed to fix conntrack on node node-a: missing permission to list endpointslices\.discovery\.k8s\.io -n kube-system; nothing was changed/)
+      assert.deepEqual(table().map(key).sort(), before)
+      assert.equal(existsSync(audit), false)
+    } finally {
+      api.setDenyRules([])
+    }
+  })
+
   it('plans nothing when no entry is stale', async () => {
     sendFrom(netns.name, '10.96.0.10', [41011])
     const {deps: d} = deps()
