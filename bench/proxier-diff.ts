@@ -7,21 +7,9 @@ import {chainGroups, viewFromDump, viewFromSaved} from '../src/core/diff/iptable
 import {parseIptablesSave} from '../src/core/parse/iptables-save.js'
 import {generateIptablesRestore} from '../src/core/proxier/iptables/generate.js'
 import {savedState, serializeSave} from '../src/core/proxier/iptables/save.js'
-import {loadObjects} from '../src/core/proxier/objects.js'
-import {benchObjectsJson, benchProxierOptions} from './proxier-objects.js'
+import {benchProxierOptions, loadBenchObjects, time} from './proxier-objects.js'
 
-function time<T>(name: string, fn: () => T): T {
-  const t0 = performance.now()
-  const c0 = process.cpuUsage()
-  const v = fn()
-  const cpu = process.cpuUsage(c0)
-  console.log(`${name}: ${(performance.now() - t0).toFixed(1)} ms (cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`)
-  return v
-}
-
-const SERVICES = Number(process.env.SERVICES ?? 10_000)
-const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
-const objects = loadObjects([{name: 'bench.json', text: benchObjectsJson(SERVICES, ENDPOINTS)}])
+const objects = loadBenchObjects()
 const options = benchProxierOptions()
 // The node's dump, prepared outside the timed part. Joined into one flat string, as a dump read from a file or a
 // command's output is (`a + b` would leave a rope that the parser's first indexOf flattens, inside the timing).

@@ -10,21 +10,9 @@ import {parseIpvsadm} from '../src/core/parse/ipvsadm.js'
 import {parseLinks} from '../src/core/parse/links.js'
 import {ipvsOptionsFromKubeProxyConfig} from '../src/core/proxier/ipvs/config.js'
 import {formatIpsetSave, formatIpvsadmSave, generateIpvsState} from '../src/core/proxier/ipvs/generate.js'
-import {loadObjects} from '../src/core/proxier/objects.js'
-import {benchObjectsJson, benchProxierOptions} from './proxier-objects.js'
+import {benchProxierOptions, loadBenchObjects, time} from './proxier-objects.js'
 
-function time<T>(name: string, fn: () => T): T {
-  const t0 = performance.now()
-  const c0 = process.cpuUsage()
-  const v = fn()
-  const cpu = process.cpuUsage(c0)
-  console.log(`${name}: ${(performance.now() - t0).toFixed(1)} ms (cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`)
-  return v
-}
-
-const SERVICES = Number(process.env.SERVICES ?? 10_000)
-const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
-const objects = loadObjects([{name: 'bench.json', text: benchObjectsJson(SERVICES, ENDPOINTS)}])
+const objects = loadBenchObjects()
 const options = benchProxierOptions()
 const ipvs = ipvsOptionsFromKubeProxyConfig(undefined)
 const input = {services: objects.services, endpointSlices: objects.endpointSlices, options, ipvs}

@@ -7,21 +7,9 @@ import {diffNftables} from '../src/core/diff/nftables.js'
 import {findNftTable, parseNft} from '../src/core/parse/nft.js'
 import {generateNftables, type NftablesOptions} from '../src/core/proxier/nftables/generate.js'
 import {nftTableStats, serializeNftTable} from '../src/core/proxier/nftables/table.js'
-import {loadObjects} from '../src/core/proxier/objects.js'
-import {benchObjectsJson, benchProxierOptions} from './proxier-objects.js'
+import {benchProxierOptions, loadBenchObjects, time} from './proxier-objects.js'
 
-function time<T>(name: string, fn: () => T): T {
-  const t0 = performance.now()
-  const c0 = process.cpuUsage()
-  const v = fn()
-  const cpu = process.cpuUsage(c0)
-  console.log(`${name}: ${(performance.now() - t0).toFixed(1)} ms (cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`)
-  return v
-}
-
-const SERVICES = Number(process.env.SERVICES ?? 10_000)
-const ENDPOINTS = Number(process.env.ENDPOINTS ?? 10)
-const objects = loadObjects([{name: 'bench.json', text: benchObjectsJson(SERVICES, ENDPOINTS)}])
+const objects = loadBenchObjects()
 const base = benchProxierOptions()
 const options: NftablesOptions = {...base, masqueradeBit: base.masqueradeBit, masqueradeAll: false, serviceCIDRs: ['172.30.0.0/16']}
 const input = {services: objects.services, endpointSlices: objects.endpointSlices, options}

@@ -1,4 +1,6 @@
+import {performance} from 'node:perf_hooks'
 import {featureGatesFor, NEWEST_SUPPORTED_VERSION, type ProxierOptions} from '../src/core/proxier/config.js'
+import {type LoadedObjects, loadObjects} from '../src/core/proxier/objects.js'
 
 // Objects for the proxier benchmarks: SERVICES Services (ClusterIP, NodePort, LoadBalancer mix) × ENDPOINTS endpoints.
 
@@ -54,4 +56,21 @@ export function benchProxierOptions(): ProxierOptions {
     nodeInterfaceAddresses: ['127.0.0.1', '192.168.0.2'],
     featureGates: featureGatesFor(NEWEST_SUPPORTED_VERSION),
   }
+}
+
+/** The benchmark's objects, loaded: SERVICES (default 10,000) Services × ENDPOINTS (default 10) endpoints. */
+export function loadBenchObjects(): LoadedObjects {
+  const services = Number(process.env.SERVICES ?? 10_000)
+  const endpoints = Number(process.env.ENDPOINTS ?? 10)
+  return loadObjects([{name: 'bench.json', text: benchObjectsJson(services, endpoints)}])
+}
+
+/** Runs `fn`, printing `name: WALL ms (cpu CPU ms)`. */
+export function time<T>(name: string, fn: () => T): T {
+  const t0 = performance.now()
+  const c0 = process.cpuUsage()
+  const v = fn()
+  const cpu = process.cpuUsage(c0)
+  console.log(`${name}: ${(performance.now() - t0).toFixed(1)} ms (cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`)
+  return v
 }

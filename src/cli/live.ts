@@ -77,6 +77,9 @@ function progress(enabled: boolean, total: number): (e: FleetEvent) => void {
   }
 }
 
+/** The live flags' defaults for commands that examine one node (show views, proxy render|diff|trace, repairs). */
+export const SINGLE_NODE_DEFAULTS: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP'}
+
 /** What every live command starts from: the kubeconfig's access, the cluster read once, and the nodes to examine. */
 export interface LiveTargets {
   access: KubeAccess

@@ -8,7 +8,7 @@ import {KubeClusterClient} from '../transports/kube/client.js'
 import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {kubeFlags, parseDuration, transportFlags} from './flags.js'
 import {readInputFile} from './input.js'
-import {type LiveFlags, transportFactory} from './live.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS, transportFactory} from './live.js'
 
 /** Flags a `show` command needs for its live form. */
 export const liveShowFlags = {...transportFlags, ...kubeFlags}
@@ -32,7 +32,7 @@ export async function readArtifact(id: string, file: string | undefined, node: s
   if (node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE')
   const item = COLLECTION_PLAN.find((p) => p.id === id)
   if (!item) throw new BugError(`no collection plan item "${id}"`)
-  const full: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP', ...flags}
+  const full: LiveFlags = {...SINGLE_NODE_DEFAULTS, ...flags}
   const access = loadKubeConfig(full)
   const client = new KubeClusterClient(access)
   const nodeObject = await client.getNode(node)
@@ -79,7 +79,7 @@ export async function readNodeArtifacts(node: string, ids: readonly string[], fl
   const items = ids.map((id) => COLLECTION_PLAN.find((p) => p.id === id) ?? (() => {
     throw new BugError(`no collection plan item "${id}"`)
   })())
-  const full: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP', ...flags}
+  const full: LiveFlags = {...SINGLE_NODE_DEFAULTS, ...flags}
   const access = loadKubeConfig(full)
   const client = new KubeClusterClient(access)
   const nodeObject = await client.getNode(node)

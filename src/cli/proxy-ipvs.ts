@@ -14,7 +14,7 @@ import {formatIpvsState, generateIpvsState, type IpvsState} from '../core/proxie
 import type {RenderInput} from '../core/proxier/render-input.js'
 import {AccessError, InputError, ParseError, UsageError} from '../errors.js'
 import {parseInputFile} from './input.js'
-import {type LiveFlags, collectLive} from './live.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS, collectLive} from './live.js'
 import {ArtifactUnavailableError} from './node-artifact.js'
 import {describeRender, type ProxierFlagValues, resolveProxierInput} from './proxy-input.js'
 
@@ -29,7 +29,6 @@ export const IPVS_DEPRECATION_NOTE =
   'note: IPVS mode is deprecated since kube-proxy v1.35 (KEP-5495) and will be gated off; plan the move to nftables mode (`kubectl node-doctor fix kube-proxy-mode --to nftables`).'
 
 const CONFIG_SOURCE = 'kube-system/kube-proxy ConfigMap (config.conf)'
-const DEFAULTS: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP'}
 
 interface IpvsRender {
   render: RenderInput
@@ -54,7 +53,7 @@ function resolveIpvsOffline(flags: ProxierFlagValues, nodeAddresses?: string[]):
 
 /** Live: objects from the API, the node's artifacts over the transport; the node must run IPVS mode. */
 async function resolveIpvsLive(node: string, flags: Partial<LiveFlags>, forRender = false): Promise<IpvsRender & {actual: IpvsActual; context: string}> {
-  const live = await collectLive([node], {...DEFAULTS, ...flags}, {areas: ['ipvs', 'proxy-mode']})
+  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, {areas: ['ipvs', 'proxy-mode']})
   const snap = live.nodes[0]!
   const fatal = snap.errors.find((e) => e.fatal)
   if (fatal) throw new AccessError(`cannot collect from node ${node}: ${fatal.message}`)

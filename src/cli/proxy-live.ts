@@ -4,7 +4,7 @@ import {liveProxierInput} from '../core/checks/iptables/live.js'
 import type {IptablesDump} from '../core/parse/iptables-save.js'
 import type {RenderInput} from '../core/proxier/render-input.js'
 import {AccessError, UsageError} from '../errors.js'
-import {type LiveFlags, collectLive} from './live.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS, collectLive} from './live.js'
 import {ArtifactUnavailableError} from './node-artifact.js'
 
 export interface LiveProxier {
@@ -14,11 +14,10 @@ export interface LiveProxier {
   context: string
 }
 
-const DEFAULTS: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP'}
 
 /** Collects what the proxier needs for one node, live. */
 export async function liveProxier(node: string, flags: Partial<LiveFlags>): Promise<LiveProxier> {
-  const live = await collectLive([node], {...DEFAULTS, ...flags}, {areas: ['iptables']})
+  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, {areas: ['iptables']})
   const snap = live.nodes[0]!
   const fatal = snap.errors.find((e) => e.fatal)
   if (fatal) throw new AccessError(`cannot collect from node ${node}: ${fatal.message}`)

@@ -12,7 +12,7 @@ import {serializeNftTable} from '../core/proxier/nftables/table.js'
 import type {RenderInput} from '../core/proxier/render-input.js'
 import {AccessError, UsageError} from '../errors.js'
 import {parseInputFile} from './input.js'
-import {type LiveFlags, collectLive} from './live.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS, collectLive} from './live.js'
 import {ArtifactUnavailableError} from './node-artifact.js'
 import {type ProxierFlagValues, resolveProxierInput} from './proxy-input.js'
 
@@ -38,11 +38,10 @@ export function resolveNftablesInput(flags: ProxierFlagValues, familyHint?: 'ipv
   return {render, nft, notes: [...iptablesOnlyNotes(flags), ...render.notes, ...nft.notes]}
 }
 
-const LIVE_DEFAULTS: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m', 'address-type': 'InternalIP'}
 
 /** Live: the objects from the API and the node's addresses and nft ruleset over the node transport. */
 export async function liveNftables(node: string, flags: Partial<LiveFlags> & ProxierFlagValues): Promise<NftablesRun & {listing?: NftRuleset}> {
-  const live = await collectLive([node], {...LIVE_DEFAULTS, ...flags}, {areas: ['nftables']})
+  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, {areas: ['nftables']})
   const snap = live.nodes[0]!
   const fatal = snap.errors.find((e) => e.fatal)
   if (fatal) throw new AccessError(`cannot collect from node ${node}: ${fatal.message}`)

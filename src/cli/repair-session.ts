@@ -11,7 +11,7 @@ import {KubeClusterClient} from '../transports/kube/client.js'
 import {type KubeAccess, loadKubeConfig} from '../transports/kube/kubeconfig.js'
 import {openAuditLog, repairActor} from './audit-log.js'
 import {parseDuration} from './flags.js'
-import {type LiveFlags, transportFactory} from './live.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS, transportFactory} from './live.js'
 
 export interface RepairSession {
   access: KubeAccess
@@ -28,6 +28,22 @@ export interface RepairSession {
   close(): Promise<void>
 }
 
+/** What a node repair (fix kubelet, fix conntrack) takes from its session: the node, the API, the audit log. */
+export function nodeRepairDeps(session: RepairSession) {
+  return {
+    transport: session.transport,
+    cluster: session.client,
+    events: session.client,
+    audit: session.audit,
+    who: session.who,
+    sudo: session.sudo,
+    timeoutMs: session.timeoutMs,
+    now: () => new Date(),
+    progress: session.progress,
+    warn: session.warn,
+  }
+}
+
 export type RepairSessionFlags = Partial<LiveFlags> & {'audit-log'?: string; quiet?: boolean}
 
 /**
@@ -35,7 +51,7 @@ export type RepairSessionFlags = Partial<LiveFlags> & {'audit-log'?: string; qui
  * needs (a denial names every missing permission, exit 4, before anything is touched), then connects to the node.
  */
 export async function openRepairSession(nodeName: string, flags: RepairSessionFlags, permissions?: {what: string; queries: AccessQuery[]}): Promise<RepairSession> {
-  const full: LiveFlags = {via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '0', 'address-type': 'InternalIP', ...flags}
+  const full: LiveFlags = {...SINGLE_NODE_DEFAULTS, 'node-timeout': '0', ...flags}
   const timeoutMs = parseDuration(full.timeout, 'timeout')
   const access = loadKubeConfig(full)
   const client = new KubeClusterClient(access)

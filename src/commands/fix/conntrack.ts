@@ -3,7 +3,7 @@ import {applyConntrackFix, type ConntrackFixDeps, formatConntrackPlan, planConnt
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, transportFlags} from '../../cli/flags.js'
-import {openRepairSession} from '../../cli/repair-session.js'
+import {nodeRepairDeps, openRepairSession} from '../../cli/repair-session.js'
 import {UsageError} from '../../errors.js'
 
 export default class FixConntrack extends BaseCommand {
@@ -46,18 +46,7 @@ export default class FixConntrack extends BaseCommand {
     })
     try {
       if (!flags['dry-run']) await session.audit.prepare()
-      const deps: ConntrackFixDeps = {
-        transport: session.transport,
-        cluster: session.client,
-        events: session.client,
-        audit: session.audit,
-        who: session.who,
-        sudo: session.sudo,
-        timeoutMs: session.timeoutMs,
-        now: () => new Date(),
-        progress: session.progress,
-        warn: session.warn,
-      }
+      const deps: ConntrackFixDeps = nodeRepairDeps(session)
       const plan = await planConntrackFix(deps, req)
       if (plan.deletions.length === 0) {
         process.stdout.write(formatConntrackPlan(plan))

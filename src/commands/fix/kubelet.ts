@@ -5,7 +5,7 @@ import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedies.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'
-import {openRepairSession} from '../../cli/repair-session.js'
+import {nodeRepairDeps, openRepairSession} from '../../cli/repair-session.js'
 import {UsageError} from '../../errors.js'
 
 export default class FixKubelet extends BaseCommand {
@@ -53,18 +53,7 @@ export default class FixKubelet extends BaseCommand {
     })
     try {
       if (!flags['dry-run']) await session.audit.prepare()
-      const deps: KubeletFixDeps = {
-        transport: session.transport,
-        cluster: session.client,
-        events: session.client,
-        audit: session.audit,
-        who: session.who,
-        sudo: session.sudo,
-        timeoutMs: session.timeoutMs,
-        now: () => new Date(),
-        progress: session.progress,
-        warn: session.warn,
-      }
+      const deps: KubeletFixDeps = nodeRepairDeps(session)
       const plan = await planKubeletFix(deps, flags['from-finding'] === undefined ? {node: args.node, set: edits} : {node: args.node, fromFinding: flags['from-finding']})
       if (plan.changes.length === 0) {
         process.stdout.write(formatKubeletPlan(plan))

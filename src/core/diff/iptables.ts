@@ -96,7 +96,8 @@ function sameRules(a: readonly string[], b: readonly string[]): boolean {
   return true
 }
 
-function multisetDiff(expected: readonly string[], actual: readonly string[]): {missing: string[]; extra: string[]} {
+/** Rules missing from `actual` and extra in it, counting duplicates (a rule listed twice must be there twice). */
+export function multisetDiff(expected: readonly string[], actual: readonly string[]): {missing: string[]; extra: string[]} {
   const counts = new Map<string, number>()
   for (const r of actual) counts.set(r, (counts.get(r) ?? 0) + 1)
   const missing: string[] = []

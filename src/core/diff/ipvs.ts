@@ -15,6 +15,7 @@ import {type IPFamily, parseIPSloppy} from '../proxier/ip.js'
 import {inExcludeCIDRs} from '../proxier/ipvs/config.js'
 import type {ExpectedVirtualServer, IpvsState} from '../proxier/ipvs/generate.js'
 import type {IptablesTableName} from '../proxier/iptables/ruleset.js'
+import {multisetDiff} from './iptables.js'
 import {viewFromDump} from './iptables-view.js'
 
 export type IpvsDifference =
@@ -171,26 +172,6 @@ function diffIpsets(out: IpvsDifference[], expected: IpvsState, table: IpsetTabl
     for (const [key, entry] of have) if (!want.has(key)) out.push({kind: 'stale-ipset-entry', set: set.name, entry})
   }
   // Other sets (another agent's, or the pre-SCTP-hash KUBE-NODE-PORT-SCTP) are not kube-proxy's current ones: left alone.
-}
-
-function multisetDiff(expected: readonly string[], actual: readonly string[]): {missing: string[]; extra: string[]} {
-  const counts = new Map<string, number>()
-  for (const r of actual) counts.set(r, (counts.get(r) ?? 0) + 1)
-  const missing: string[] = []
-  for (const r of expected) {
-    const n = counts.get(r) ?? 0
-    if (n > 0) counts.set(r, n - 1)
-    else missing.push(r)
-  }
-  const extra: string[] = []
-  for (const r of actual) {
-    const n = counts.get(r) ?? 0
-    if (n > 0) {
-      extra.push(r)
-      counts.set(r, n - 1)
-    }
-  }
-  return {missing, extra}
 }
 
 /** The expected IPVS-mode iptables rules as canonical iptables-save bodies: table → chain → rules. */

@@ -145,7 +145,8 @@ function fail(path: string, detail: string): never {
   throw new ParseError(`kube-proxy configuration: ${path}: ${detail}`)
 }
 
-function get(obj: Record<string, unknown> | undefined, path: string[]): unknown {
+/** The value at `path` in a parsed configuration, or undefined where a step is missing or not a mapping. */
+export function configValue(obj: Record<string, unknown> | undefined, path: string[]): unknown {
   let cur: unknown = obj
   for (const p of path) {
     if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined
@@ -155,21 +156,21 @@ function get(obj: Record<string, unknown> | undefined, path: string[]): unknown 
 }
 
 function optString(obj: Record<string, unknown> | undefined, path: string[]): string | undefined {
-  const v = get(obj, path)
+  const v = configValue(obj, path)
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'string') fail(path.join('.'), `expected a string, got ${JSON.stringify(v)}`)
   return v
 }
 
 function optBool(obj: Record<string, unknown> | undefined, path: string[]): boolean | undefined {
-  const v = get(obj, path)
+  const v = configValue(obj, path)
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'boolean') fail(path.join('.'), `expected true or false, got ${JSON.stringify(v)}`)
   return v
 }
 
 function optInt(obj: Record<string, unknown> | undefined, path: string[]): number | undefined {
-  const v = get(obj, path)
+  const v = configValue(obj, path)
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'number' || !Number.isInteger(v)) fail(path.join('.'), `expected an integer, got ${JSON.stringify(v)}`)
   return v
@@ -220,7 +221,7 @@ export function proxierOptionsFromKubeProxyConfig(
   if (masqueradeBit < 0 || masqueradeBit > 31) fail('iptables.masqueradeBit', `must be within [0, 31], got ${masqueradeBit}`)
 
   const overrides: Record<string, boolean> = {}
-  const fg = get(raw, ['featureGates'])
+  const fg = configValue(raw, ['featureGates'])
   if (fg !== undefined && fg !== null) {
     if (typeof fg !== 'object' || Array.isArray(fg)) fail('featureGates', 'expected a map of gate names to booleans')
     for (const [k, v] of Object.entries(fg as Record<string, unknown>)) {
@@ -229,7 +230,7 @@ export function proxierOptionsFromKubeProxyConfig(
     }
   }
 
-  const nodePortAddresses = resolveNodePortAddresses(get(raw, ['nodePortAddresses']), version, detected.ips)
+  const nodePortAddresses = resolveNodePortAddresses(configValue(raw, ['nodePortAddresses']), version, detected.ips)
 
   const nfacctFact = facts.nfacct ?? true
   const nfacct: NfacctCounters =

@@ -1,32 +1,18 @@
 // The iptables diff run over snapshots (live `check` and offline `analyze`): cluster objects → the proxier's
 // expected rules for this node; the node's iptables-save → actual; runtime facts from the node's artifacts.
-import {parse as parseYaml} from 'yaml'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
 import {type IptablesDump, parseIptablesSave} from '../../parse/iptables-save.js'
 import {KUBE_IPVS_DEVICE, type LinkTable, parseLinks} from '../../parse/links.js'
 import type {RuntimeFacts} from '../../proxier/config.js'
 import {generateIptablesRestore} from '../../proxier/iptables/generate.js'
-import type {LoadedObjects} from '../../proxier/objects.js'
-import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../proxier/render-input.js'
+import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
+import {effectiveProxyMode, kubeProxyConfigOf, memoPerNode, objectsOf, outcomeForId} from '../proxier-snapshot.js'
 import type {CheckContext, CheckOutcome} from '../types.js'
 import {diffRulesetAgainstDump, type IptablesDiffOutcome} from './diff.js'
 
 export type LiveDiff = {ok: true; outcome: IptablesDiffOutcome} | {ok: false; reason: string}
 
-const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, LiveDiff>>()
-
-function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
-  return {
-    services: cluster.services,
-    endpointSlices: cluster.endpointSlices,
-    nodes: cluster.nodes,
-    configMaps: cluster.configMaps,
-    serviceCIDRs: cluster.serviceCIDRs,
-    daemonSets: cluster.daemonSets,
-    other: [],
-  }
-}
 
 /** iptables ≥ 1.6.2 supports --random-fully. */
 export function randomFullyFromVersion(text: string | undefined): boolean | undefined {
@@ -77,19 +63,10 @@ export function liveProxierInput(cluster: ClusterSnapshot, node: NodeSnapshot): 
   const dumpText = artifactText(node, 'iptables-save')
   if (dumpText === undefined) return {ok: false, reason: 'missing input: iptables-save'}
   const objects = objectsOf(cluster)
-  const cfgText = kubeProxyConfigText(objects)
-  let config: Record<string, unknown> | undefined
-  if (cfgText !== undefined) {
-    try {
-      const parsed: unknown = parseYaml(cfgText)
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) config = parsed as Record<string, unknown>
-    } catch {
-      return {ok: false, reason: 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'}
-    }
-  }
-  const running = artifactText(node, 'proxy-mode')?.trim()
-  const configured = typeof config?.mode === 'string' && config.mode !== '' ? config.mode : 'iptables'
-  const mode = running && /^(iptables|ipvs|nftables)$/.test(running) ? running : configured
+  const cfg = kubeProxyConfigOf(objects)
+  if (!cfg.ok) return cfg
+  const config = cfg.config
+  const mode = effectiveProxyMode(node, config)
   if (mode !== 'iptables') return {ok: false, reason: `not applicable: kube-proxy runs in ${mode} mode`}
   let dump
   try {
@@ -113,22 +90,9 @@ function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot): LiveDiff
 }
 
 /** Memoised per (cluster, node) snapshot pair: the eight IPT checks share one diff. */
-export function liveIptablesDiff(ctx: CheckContext): LiveDiff {
-  let perNode = memo.get(ctx.cluster)
-  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
-  let d = perNode.get(ctx.node)
-  if (!d) perNode.set(ctx.node, (d = computeLiveDiff(ctx.cluster, ctx.node)))
-  return d
-}
+export const liveIptablesDiff: (ctx: CheckContext) => LiveDiff = memoPerNode(computeLiveDiff)
 
 /** A check's outcome for one IPT id, from the shared diff. */
 export function outcomeFor(id: string, ctx: CheckContext): CheckOutcome {
-  const d = liveIptablesDiff(ctx)
-  if (!d.ok) return {status: 'skipped', reason: d.reason}
-  const findings = d.outcome.findings.filter((f) => f.id === id)
-  if (findings.length === 0) return {status: 'passed'}
-  return {
-    status: 'failed',
-    findings: findings.map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity, ...(f.group ? {group: f.group} : {})})),
-  }
+  return outcomeForId(liveIptablesDiff(ctx), id)
 }

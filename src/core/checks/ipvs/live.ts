@@ -1,7 +1,6 @@
 // The IPVS diff run over snapshots (live `check`, offline `analyze`, and `proxy diff --mode ipvs NODE`): cluster
 // objects → the IPVS proxier's expected state for this node; the node's ipvsadm, ip addr, ipset and iptables-save
 // → actual. Applies only where kube-proxy runs IPVS mode.
-import {parse as parseYaml} from 'yaml'
 import type {IpvsActual} from '../../diff/ipvs.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
@@ -11,8 +10,8 @@ import {type IpvsTable, parseIpvsadm} from '../../parse/ipvsadm.js'
 import {type LinkTable, parseLinks} from '../../parse/links.js'
 import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../proxier/ipvs/config.js'
 import {generateIpvsState, type IpvsState} from '../../proxier/ipvs/generate.js'
-import type {LoadedObjects} from '../../proxier/objects.js'
-import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../proxier/render-input.js'
+import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
+import {kubeProxyConfigOf, memoPerNode, objectsOf, outcomeForId} from '../proxier-snapshot.js'
 import {runtimeFacts} from '../iptables/live.js'
 import {proxyFacts} from '../proxy-mode/facts.js'
 import type {CheckContext, CheckOutcome} from '../types.js'
@@ -29,11 +28,6 @@ export interface IpvsNodeInput {
 }
 
 export type IpvsLiveInput = ({ok: true} & IpvsNodeInput) | {ok: false; reason: string}
-
-function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
-  const {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets} = cluster
-  return {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets, other: []}
-}
 
 /** `ipvsadm -Sn` prints nothing on a node without virtual servers: that is an empty table, not bad input. */
 export function parseIpvsadmOrEmpty(text: string): IpvsTable {
@@ -84,16 +78,9 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
     return {ok: false, reason: (err as Error).message}
   }
   const objects = objectsOf(cluster)
-  const cfgText = kubeProxyConfigText(objects)
-  let config: Record<string, unknown> | undefined
-  if (cfgText !== undefined) {
-    try {
-      const p: unknown = parseYaml(cfgText)
-      if (p && typeof p === 'object' && !Array.isArray(p)) config = p as Record<string, unknown>
-    } catch {
-      return {ok: false, reason: 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'}
-    }
-  }
+  const cfg = kubeProxyConfigOf(objects)
+  if (!cfg.ok) return cfg
+  const config = cfg.config
   try {
     const addrs = actual.links ? nodeAddressesFromLinks(actual.links) : []
     const render = buildRenderInput(objects, {
@@ -109,8 +96,6 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
 
 export type IpvsLiveDiff = {ok: true; state: IpvsState; outcome: IpvsDiffOutcome} | {ok: false; reason: string}
 
-const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, IpvsLiveDiff>>()
-
 function compute(cluster: ClusterSnapshot, node: NodeSnapshot): IpvsLiveDiff {
   const input = ipvsLiveInput(cluster, node)
   if (!input.ok) return input
@@ -119,22 +104,9 @@ function compute(cluster: ClusterSnapshot, node: NodeSnapshot): IpvsLiveDiff {
 }
 
 /** Memoised per (cluster, node) snapshot pair: the IPVS checks share one diff. */
-export function liveIpvsDiff(ctx: CheckContext): IpvsLiveDiff {
-  let perNode = memo.get(ctx.cluster)
-  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
-  let d = perNode.get(ctx.node)
-  if (!d) perNode.set(ctx.node, (d = compute(ctx.cluster, ctx.node)))
-  return d
-}
+export const liveIpvsDiff: (ctx: CheckContext) => IpvsLiveDiff = memoPerNode(compute)
 
 /** A check's outcome for one IPVS id, from the shared diff. */
 export function ipvsOutcomeFor(id: string, ctx: CheckContext): CheckOutcome {
-  const d = liveIpvsDiff(ctx)
-  if (!d.ok) return {status: 'skipped', reason: d.reason}
-  const findings = d.outcome.findings.filter((f) => f.id === id)
-  if (findings.length === 0) return {status: 'passed'}
-  return {
-    status: 'failed',
-    findings: findings.map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity, remedy: f.remedy, ...(f.group ? {group: f.group} : {})})),
-  }
+  return outcomeForId(liveIpvsDiff(ctx), id, true)
 }

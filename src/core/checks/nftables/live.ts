@@ -1,6 +1,5 @@
 // The nftables diff over snapshots (live `check` and offline `analyze`): cluster objects → the expected kube-proxy
 // tables for this node; the node's `nft list ruleset` → actual. Applies only when kube-proxy runs in nftables mode.
-import {parse as parseYaml} from 'yaml'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
 import {type NftRuleset, findNftTable, parseNft} from '../../parse/nft.js'
@@ -9,25 +8,13 @@ import type {IPFamily} from '../../proxier/ip.js'
 import {generateNftables} from '../../proxier/nftables/generate.js'
 import {type NftablesRenderInput, nftablesRenderInput} from '../../proxier/nftables/options.js'
 import type {NftExpectedTable} from '../../proxier/nftables/table.js'
-import type {LoadedObjects} from '../../proxier/objects.js'
-import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../proxier/render-input.js'
+import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
+import {effectiveProxyMode, kubeProxyConfigOf, memoPerNode, objectsOf, outcomeForId} from '../proxier-snapshot.js'
 import {addressesFromIpJson} from '../iptables/live.js'
 import type {CheckContext, CheckOutcome} from '../types.js'
 import {type NftablesDiffOutcome, diffTablesAgainstListing} from './diff.js'
 
 export type LiveNftablesInput = {ok: true; inputs: NftablesRenderInput[]; listing: NftRuleset; render: RenderInput} | {ok: false; reason: string}
-
-function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
-  return {
-    services: cluster.services,
-    endpointSlices: cluster.endpointSlices,
-    nodes: cluster.nodes,
-    configMaps: cluster.configMaps,
-    serviceCIDRs: cluster.serviceCIDRs,
-    daemonSets: cluster.daemonSets,
-    other: [],
-  }
-}
 
 /**
  * The nftables proxier's inputs for a node from snapshots (the primary family, plus the other one when the node has
@@ -35,19 +22,10 @@ function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
  */
 export function liveNftablesInput(cluster: ClusterSnapshot, node: NodeSnapshot, opts: {anyMode?: boolean; listingOptional?: boolean} = {}): LiveNftablesInput {
   const objects = objectsOf(cluster)
-  const cfgText = kubeProxyConfigText(objects)
-  let config: Record<string, unknown> | undefined
-  if (cfgText !== undefined) {
-    try {
-      const parsed: unknown = parseYaml(cfgText)
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) config = parsed as Record<string, unknown>
-    } catch {
-      return {ok: false, reason: 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'}
-    }
-  }
-  const running = artifactText(node, 'proxy-mode')?.trim()
-  const configured = typeof config?.mode === 'string' && config.mode !== '' ? config.mode : 'iptables'
-  const mode = running && /^(iptables|ipvs|nftables)$/.test(running) ? running : configured
+  const cfg = kubeProxyConfigOf(objects)
+  if (!cfg.ok) return cfg
+  const config = cfg.config
+  const mode = effectiveProxyMode(node, config)
   if (mode !== 'nftables' && !opts.anyMode) return {ok: false, reason: `not applicable: kube-proxy runs in ${mode} mode`}
   const text = artifactText(node, 'nft-ruleset') ?? (opts.listingOptional ? '' : undefined)
   if (text === undefined) return {ok: false, reason: 'missing input: nft-ruleset'}
@@ -83,33 +61,15 @@ export function liveNftablesInput(cluster: ClusterSnapshot, node: NodeSnapshot, 
 
 export type LiveNftDiff = {ok: true; expected: NftExpectedTable[]; outcome: NftablesDiffOutcome} | {ok: false; reason: string}
 
-const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, LiveNftDiff>>()
-
 /** Memoised per (cluster, node) snapshot pair: the NFT checks share one diff. */
-export function liveNftablesDiff(ctx: CheckContext): LiveNftDiff {
-  let perNode = memo.get(ctx.cluster)
-  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
-  let d = perNode.get(ctx.node)
-  if (!d) {
-    const input = liveNftablesInput(ctx.cluster, ctx.node)
-    if (!input.ok) d = input
-    else {
-      const expected = input.inputs.map((i) => generateNftables(i.input))
-      d = {ok: true, expected, outcome: diffTablesAgainstListing(expected, input.listing, ctx.node.node)}
-    }
-    perNode.set(ctx.node, d)
-  }
-  return d
-}
+export const liveNftablesDiff: (ctx: CheckContext) => LiveNftDiff = memoPerNode((cluster, node) => {
+  const input = liveNftablesInput(cluster, node)
+  if (!input.ok) return input
+  const expected = input.inputs.map((i) => generateNftables(i.input))
+  return {ok: true, expected, outcome: diffTablesAgainstListing(expected, input.listing, node.node)}
+})
 
 /** A check's outcome for one NFT id, from the shared diff. */
 export function nftOutcomeFor(id: string, ctx: CheckContext): CheckOutcome {
-  const d = liveNftablesDiff(ctx)
-  if (!d.ok) return {status: 'skipped', reason: d.reason}
-  const findings = d.outcome.findings.filter((f) => f.id === id)
-  if (findings.length === 0) return {status: 'passed'}
-  return {
-    status: 'failed',
-    findings: findings.map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity, ...(f.group ? {group: f.group} : {})})),
-  }
+  return outcomeForId(liveNftablesDiff(ctx), id)
 }

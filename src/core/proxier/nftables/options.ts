@@ -4,19 +4,10 @@
 // server_linux.go (nftables branch) and the ServiceCIDR informer (GA v1.33; beta, gate off, in v1.31–v1.32).
 import {UsageError} from '../../../errors.js'
 import type {Node, ServiceCIDR} from '../../model/k8s.js'
-import {type ProxierOptions, detectNodeIPs, formatKubeProxyVersion, versionAtLeast} from '../config.js'
+import {type ProxierOptions, configValue, detectNodeIPs, formatKubeProxyVersion, versionAtLeast} from '../config.js'
 import {parseCIDRSloppy} from '../ip.js'
 import type {RenderInput} from '../render-input.js'
 import {NFTABLES_FIRST_VERSION, type NftablesInput, type NftablesOptions, nftLayoutFor} from './generate.js'
-
-function get(obj: Record<string, unknown> | undefined, path: string[]): unknown {
-  let cur: unknown = obj
-  for (const p of path) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined
-    cur = (cur as Record<string, unknown>)[p]
-  }
-  return cur
-}
 
 /** The Service CIDRs kube-proxy's ServiceCIDR informer sees: every spec.cidrs entry, in object order, deduplicated. */
 export function serviceCIDRsFromObjects(objects: readonly ServiceCIDR[]): string[] {
@@ -29,7 +20,7 @@ export function serviceCIDRsFromObjects(objects: readonly ServiceCIDR[]): string
 export function watchesServiceCIDRs(base: ProxierOptions, raw: Record<string, unknown> | undefined): boolean {
   if (versionAtLeast(base.version, 1, 33)) return true
   if (!versionAtLeast(base.version, 1, 31)) return false
-  return get(raw, ['featureGates', 'MultiCIDRServiceAllocator']) === true
+  return configValue(raw, ['featureGates', 'MultiCIDRServiceAllocator']) === true
 }
 
 export interface NftablesRenderInput {
@@ -52,14 +43,14 @@ export function nftablesRenderInput(render: RenderInput, raw: Record<string, unk
   }
   const notes: string[] = []
   if (!versionAtLeast(base.version, 1, 31)) notes.push(`nftables mode is alpha in ${formatKubeProxyVersion(base.version)} (needs the NFTablesProxyMode feature gate); its layout is reproduced with medium confidence`)
-  const bit = get(raw, ['nftables', 'masqueradeBit'])
+  const bit = configValue(raw, ['nftables', 'masqueradeBit'])
   const masqueradeBit = typeof bit === 'number' && Number.isInteger(bit) && bit >= 0 && bit <= 31 ? bit : 14
-  const all = get(raw, ['nftables', 'masqueradeAll'])
+  const all = configValue(raw, ['nftables', 'masqueradeAll'])
   let nodePortAddresses = base.nodePortAddresses
-  const configured = get(raw, ['nodePortAddresses'])
+  const configured = configValue(raw, ['nodePortAddresses'])
   if (configured === undefined || configured === null || (Array.isArray(configured) && configured.length === 0)) {
     // nftables mode's default is `primary`: the node's IPs, never loopback.
-    const bind = get(raw, ['bindAddress'])
+    const bind = configValue(raw, ['bindAddress'])
     const {ips} = detectNodeIPs(render.node as Node, typeof bind === 'string' ? bind : undefined)
     nodePortAddresses = []
     if (ips.ipv4 !== '127.0.0.1') nodePortAddresses.push(`${ips.ipv4}/32`)
