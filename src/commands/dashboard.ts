@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, kubeFlags, parseAreas, parseDuration, selectionFlags, transportFlags} from '../cli/flags.js'
 import {UsageError} from '../errors.js'
-import {runDashboard} from '../ui/run.js'
 import {bundleSource, liveSource} from '../ui/sources.js'
 
 export default class Dashboard extends BaseCommand {
@@ -49,6 +48,7 @@ export default class Dashboard extends BaseCommand {
     const areas = parseAreas(flags.only)
     const refreshMs = flags.refresh === undefined ? 0 : parseDuration(flags.refresh, 'refresh')
     const source = bundle === undefined ? liveSource(names, flags, areas) : bundleSource(bundle, {names, all: flags.all, ...(flags.selector === undefined ? {} : {selector: flags.selector})})
+    const {runDashboard} = await loadInkUnlessCi()
     process.exitCode = await runDashboard({
       source,
       refreshMs,
@@ -58,5 +58,22 @@ export default class Dashboard extends BaseCommand {
       ...(areas ? {areas} : {}),
       color: this.useColor(flags['no-color']),
     })
+  }
+}
+
+// ink shows only its last frame, when the app ends, if it believes it runs in CI (CI or CONTINUOUS_INTEGRATION set in
+// the environment, read once when ink is first loaded). The dashboard has already made sure it is on an interactive
+// terminal, so it loads ink with those variables hidden for that moment and puts them back for everything it runs.
+async function loadInkUnlessCi(): Promise<typeof import('../ui/run.js')> {
+  const hidden = new Map<string, string>()
+  for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) {
+    const value = process.env[key]
+    if (value !== undefined) hidden.set(key, value)
+    delete process.env[key]
+  }
+  try {
+    return await import('../ui/run.js')
+  } finally {
+    for (const [key, value] of hidden) process.env[key] = value
   }
 }

@@ -110,7 +110,9 @@ export function Dashboard(props: DashboardProps) {
     const timer = setInterval(recheck, refreshMs)
     return () => clearInterval(timer)
   }, [recheck, refreshMs])
-  useEffect(() => onExitCode?.(fleet.error?.exitCode ?? 0), [fleet.error, onExitCode])
+  useEffect(() => {
+    onExitCode?.(fleet.error?.exitCode ?? 0)
+  }, [fleet.error, onExitCode])
 
   const modes = useMemo(() => {
     const m = new Map<string, string>()

@@ -9,7 +9,9 @@ const ALTERNATE_SCREEN_OFF = '\x1b[?1049l'
 export async function runDashboard(props: Omit<DashboardProps, 'onExitCode' | 'size'>): Promise<number> {
   let code = 0
   process.stdout.write(ALTERNATE_SCREEN_ON)
-  const app = render(<Dashboard {...props} onExitCode={(c) => (code = c)} />, {exitOnCtrlC: true, patchConsole: true})
+  const app = render(<Dashboard {...props} onExitCode={(c) => {
+        code = c
+      }} />, {exitOnCtrlC: true, patchConsole: true})
   try {
     await app.waitUntilExit()
   } finally {
