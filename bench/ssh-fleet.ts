@@ -3,6 +3,9 @@
 // node at the same concurrency (one handshake per node is the least any tool pays).
 // "ours" runs the services the `check` command runs (collectLive: cluster read once + plan over SSH, then
 // analyzeSnapshots and the JSON renderer) in this process; when dist/ is built, the CLI itself is timed too.
+// Every simulated node runs its commands on this same machine, which a real fleet spreads over its nodes; so the
+// benchmark also prints that work alone (the plan's script run locally for every node at the same concurrency)
+// and a second floor: OpenSSH running the very same script, one session per node.
 // Usage: node --import tsx bench/ssh-fleet.ts [nodes]   (env: NODES, CONCURRENCY). Needs root and sshd.
 import {execFile} from 'node:child_process'
 import {existsSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
@@ -11,7 +14,9 @@ import {fileURLToPath} from 'node:url'
 import pLimit from 'p-limit'
 import {analyzeSnapshots} from '../src/app/analyze.js'
 import {CATALOG} from '../src/core/checks/registry.js'
+import {batchScript} from '../src/core/collection/batch.js'
 import {planFor} from '../src/core/collection/plan.js'
+import {shellJoin} from '../src/core/collection/shell.js'
 import type {KubeObject} from '../src/core/model/k8s.js'
 import type {Report} from '../src/core/model/report.js'
 import {collectLive, type LiveFlags} from '../src/cli/live.js'
@@ -59,6 +64,22 @@ function openSshTrue(sshConfig: string, name: string): Promise<void> {
     execFile('ssh', ['-F', sshConfig, '-o', 'BatchMode=yes', name, 'true'], {env: {...process.env, SSH_AUTH_SOCK: ''}}, (err, _out, stderr) =>
       err ? reject(new Error(`ssh ${name} true failed: ${stderr}`)) : resolve(),
     )
+  })
+}
+
+/** OpenSSH running a script file on the node (fed on stdin to `sh -s`): one handshake, one session. */
+function openSshScript(sshConfig: string, name: string, script: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('sh', ['-c', 'exec ssh -F "$1" -o BatchMode=yes "$2" sh -s <"$3" >/dev/null', 'sh', sshConfig, name, script], {env: {...process.env, SSH_AUTH_SOCK: ''}}, (err, _out, stderr) =>
+      err ? reject(new Error(`ssh ${name} sh -s failed: ${stderr}`)) : resolve(),
+    )
+  })
+}
+
+/** The script run right here, no SSH: the node-side work of one simulated node. */
+function localScript(script: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('sh', [script], {maxBuffer: 256 * 1024 * 1024}, (err) => (err && typeof err.code !== 'number' ? reject(err) : resolve()))
   })
 }
 
@@ -116,7 +137,7 @@ async function main(): Promise<void> {
     mkdirSync(join(dir, '.ssh'), {mode: 0o700})
     const key: UserKey = makeUserKey(dir)
     const startLimit = pLimit(8)
-    const setup = await timed(() => Promise.all(Array.from({length: NODES}, (_, i) => startLimit(async () => (nodes[i] = await startSshd({authorizedKeys: [key.publicKey], logLevel: 'INFO'}))))))
+    const setup = await timed(() => Promise.all(Array.from({length: NODES}, (_, i) => startLimit(async () => (nodes[i] = await startSshd({authorizedKeys: [key.publicKey], logLevel: 'VERBOSE'}))))))
     const knownHosts = join(dir, 'known_hosts')
     writeFileSync(knownHosts, nodes.map((n) => n.knownHostsLine()).join(''))
     // One Host entry per node, read by both OpenSSH (the floor) and node-doctor (--ssh-config).
@@ -139,6 +160,14 @@ async function main(): Promise<void> {
       quiet: true,
     }
     const accepted = () => nodes.reduce((s, n) => s + n.count(/Accepted publickey/), 0)
+    // sshd logs every session (exec) it starts at VERBOSE.
+    const sessions = () => nodes.reduce((s, n) => s + n.count(/Starting session: command/), 0)
+    // The plan as one script (what node-doctor sends, in one lane), for the work-alone figure and the second floor.
+    const scriptPath = join(dir, 'plan.sh')
+    writeFileSync(scriptPath, batchScript(planFor().map((p) => ({command: shellJoin(p.argv)})), {nonce: '0123456789abcdef', timeoutMs: 30_000}))
+    // The same script with every command replaced by /bin/true: what merely starting that many processes costs.
+    const noopPath = join(dir, 'noop.sh')
+    writeFileSync(noopPath, batchScript(planFor().map(() => ({command: '/bin/true'})), {nonce: '0123456789abcdef', timeoutMs: 30_000}))
 
     // Warm-up (disk cache, sshd re-exec, module loading, JIT), not measured.
     await openSshTrue(sshConfig, nodeName(0))
@@ -151,13 +180,22 @@ async function main(): Promise<void> {
     const floorLimit = pLimit(CONCURRENCY)
     const floor = await timed(() => Promise.all(nodes.map((_, i) => floorLimit(() => openSshTrue(sshConfig, nodeName(i))))))
 
+    const workLimit = pLimit(CONCURRENCY)
+    const workAlone = await timed(() => Promise.all(nodes.map(() => workLimit(() => localScript(scriptPath)))))
+    const noopLimit = pLimit(CONCURRENCY)
+    const noopAlone = await timed(() => Promise.all(nodes.map(() => noopLimit(() => localScript(noopPath)))))
+    const sameLimit = pLimit(CONCURRENCY)
+    const sameFloor = await timed(() => Promise.all(nodes.map((_, i) => sameLimit(() => openSshScript(sshConfig, nodeName(i), scriptPath)))))
+
     const before = accepted()
+    const sessionsBefore = sessions()
     api.resetRequests()
     const cpu0 = process.cpuUsage()
     const fleet = await timed(() => checkInProcess([], {...flags, all: true}))
     const cpu = process.cpuUsage(cpu0)
     assertComplete(fleet.value, NODES)
     const connections = accepted() - before
+    const execs = sessions() - sessionsBefore
     const listNodes = api.requests.filter((r) => r.verb === 'list' && r.resource === 'nodes').length
     const commandsPerNode = planFor().length
     const peakRss = process.resourceUsage().maxRSS / 1024
@@ -173,18 +211,24 @@ async function main(): Promise<void> {
     line('sshd_setup', setup.ms, 'ms')
     line('floor_openssh_true_total', floor.ms, 'ms')
     line('floor_openssh_true_one_node', floorOne.ms, 'ms')
+    line('node_commands_alone_total', workAlone.ms, 'ms')
+    line('node_noop_processes_alone_total', noopAlone.ms, 'ms')
+    line('floor_openssh_same_commands_total', sameFloor.ms, 'ms')
     line('check_all_total', fleet.ms, 'ms')
     line('check_one_node', oursOne.ms, 'ms')
     line('check_all_cpu', (cpu.user + cpu.system) / 1000, 'ms')
     line('ssh_connections_per_node', connections / NODES, 'count')
+    line('ssh_sessions_per_node', execs / NODES, 'count')
     line('cluster_node_lists', listNodes, 'count')
     line('ratio_check_all_to_floor', fleet.ms / floor.ms, 'x')
+    line('ratio_check_all_to_same_commands_floor', fleet.ms / sameFloor.ms, 'x')
     line('peak_rss', peakRss, 'MiB')
     if (cli) {
       line('cli_check_all_total', cli.ms, 'ms')
       line('cli_peak_rss', cli.rssMiB, 'MiB')
       line('cli_exit_code', cli.exitCode, 'code')
       line('ratio_cli_to_floor', cli.ms / floor.ms, 'x')
+      line('ratio_cli_to_same_commands_floor', cli.ms / sameFloor.ms, 'x')
     } else {
       line('cli_check_all_total', 'skipped (run npm run build first)')
     }

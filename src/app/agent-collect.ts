@@ -15,7 +15,7 @@ export interface AgentCollectOptions {
 
 export async function collectAgentSnapshot(transport: NodeTransport, options: AgentCollectOptions): Promise<NodeSnapshot> {
   const {plan, skipped} = agentPlan(options.areas)
-  const snapshot = await collectNode(transport, {plan, timeoutMs: options.timeoutMs, sudo: false, now: options.now})
+  const snapshot = await collectNode(transport, {plan, timeoutMs: options.timeoutMs, sudo: false, now: options.now, batch: true})
   for (const {item, reason} of skipped) {
     snapshot.artifacts[item.id] = {id: item.id, source: commandLine(item, false), content: '', error: reason}
     if (item.required) snapshot.errors.push({node: transport.node, source: item.id, message: reason})

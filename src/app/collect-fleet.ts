@@ -53,7 +53,7 @@ export async function collectFleet(nodes: readonly Node[], options: CollectFleet
         try {
           const work = (async () => {
             transport = await options.connect(node)
-            return collectNode(transport, {plan: options.plan, timeoutMs: options.timeoutMs, sudo: options.sudo, now: options.now})
+            return collectNode(transport, {plan: options.plan, timeoutMs: options.timeoutMs, sudo: options.sudo, now: options.now, batch: true})
           })()
           const snap =
             options.nodeTimeoutMs > 0

@@ -77,7 +77,7 @@ describe('fix kube-proxy-mode against live nodes', {skip: liveClusterSkipReason(
     assert.match(r.stdout, /Plan: switch kube-proxy from ipvs to nftables mode/)
     assert.match(r.stdout, /NODE +REQUIREMENT +OK +FOUND\n/)
     assert.match(r.stdout, /node-a +kernel >= 5\.13 +yes +\d+\.\d+/)
-    assert.match(r.stdout, /node-a +nft +yes +installed/)
+    assert.match(r.stdout, /node-a +nft >= 1\.0\.1 +yes +nftables v\d+\.\d+/)
     assert.match(r.stdout, /node-b +kube-proxy >= v1\.31 +yes +v1\.33\.2/)
     assert.match(r.stdout, /- mode: ipvs {3}# was iptables before 2024\n\s+\+ mode: nftables {3}# was iptables before 2024/)
     assert.match(r.stdout, /1\. node-a: delete pod kube-system\/kube-proxy-seed0/)

@@ -18,6 +18,12 @@ export const BACKUP_ANNOTATION = 'node-doctor.io/kube-proxy-mode-backup'
 
 /** Minimum kernel for the nftables proxier (kube-proxy checks for 5.13; KEP-3866). */
 export const NFTABLES_MIN_KERNEL: readonly [number, number] = [5, 13]
+/**
+ * Minimum nft: knftables, kube-proxy's nftables library, needs 1.0.1 (older ones dump the whole ruleset on every
+ * call). kube-proxy runs the nft of its image; the node's is what operators and node-doctor read and clean the
+ * table with, so it is checked too.
+ */
+export const NFTABLES_MIN_NFT: readonly [number, number, number] = [1, 0, 1]
 /** nftables mode: alpha 1.29 (feature gate), beta and on by default 1.31, GA 1.33. */
 export const NFTABLES_MIN_MINOR = 31
 
@@ -49,6 +55,27 @@ function kernelAtLeast(release: string, min: readonly [number, number]): boolean
   return maj > min[0] || (maj === min[0] && min2 >= min[1])
 }
 
+/** `nft >= 1.0.1` from `nft --version`; a snapshot without that artifact (older bundles) only shows nft installed. */
+function nftVersion(node: NodeSnapshot, add: (requirement: string, ok: boolean, found: string) => void, tool: (requirement: string, artifact: string) => void): void {
+  if (!node.artifacts['nft-version']) return tool('nft', 'nft-ruleset')
+  const requirement = `nft >= ${NFTABLES_MIN_NFT.join('.')}`
+  const text = artifactText(node, 'nft-version')
+  if (text === undefined) return add(requirement, false, artifactFailure(node, 'nft-version') ?? 'nft --version gave nothing')
+  const m = /\bv?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text)
+  if (!m) return add(requirement, false, `unknown (nft --version said: ${text.trim().slice(0, 80)})`)
+  const found = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)]
+  const ok = compareVersions(found, NFTABLES_MIN_NFT) >= 0
+  add(requirement, ok, text.trim().split('\n')[0]!)
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0)
+    if (d !== 0) return d
+  }
+  return 0
+}
+
 /** What `to` needs on one node, judged from its snapshot. Unknown counts as not met (the run cannot vouch for it). */
 export function modePrerequisites(cluster: ClusterSnapshot, node: NodeSnapshot, to: ProxyModeName): Prerequisite[] {
   const out: Prerequisite[] = []
@@ -64,7 +91,7 @@ export function modePrerequisites(cluster: ClusterSnapshot, node: NodeSnapshot, 
       const release = kernelRelease(cluster, node)
       const ok = release === undefined ? undefined : kernelAtLeast(release, NFTABLES_MIN_KERNEL)
       add(`kernel >= ${NFTABLES_MIN_KERNEL.join('.')}`, ok === true, release ?? 'unknown (uname -r was not collected)')
-      tool('nft', 'nft-ruleset')
+      nftVersion(node, add, tool)
       add(`kube-proxy >= v1.${NFTABLES_MIN_MINOR}`, version !== undefined && version.minor >= NFTABLES_MIN_MINOR, version?.text ?? 'unknown version')
       break
     }

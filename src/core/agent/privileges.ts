@@ -55,6 +55,7 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   ipvsadm: NETLINK_ADMIN,
   ipset: NETLINK_ADMIN,
   'nft-ruleset': NETLINK_ADMIN,
+  'nft-version': {},
   'ip-route': HOST_NET,
   'ip6-route': HOST_NET,
   'ip-addr': HOST_NET,

@@ -48,6 +48,7 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('ipvsadm', 'IPVS virtual and real servers', ['ipvsadm', '-Sn'], ['ipvs', 'proxy-mode']),
   item('ipset', 'ipsets (IPVS mode)', ['ipset', 'save'], ['ipvs']),
   item('nft-ruleset', 'nftables ruleset', ['nft', 'list', 'ruleset'], ['nftables', 'proxy-mode']),
+  item('nft-version', 'nft version', ['nft', '--version'], ['nftables', 'proxy-mode']),
   item('ip-route', 'IPv4 routes (all tables)', ['ip', '-d', 'route', 'show', 'table', 'all'], ['routes']),
   item('ip6-route', 'IPv6 routes', ['ip', '-6', 'route', 'show'], ['routes']),
   item('ip-addr', 'interface addresses', ['ip', '-j', 'addr', 'show'], ['iptables', 'ipvs', 'nftables', 'routes', 'proxy-mode']),

@@ -243,12 +243,15 @@ describe('--sudo over SSH', {skip}, () => {
   it('collects through sudo -n when the user has passwordless sudo', async () => {
     const t = new SshTransport('node-sudo', targetFor(sshd, withSudo, knownHosts), NO_AGENT)
     try {
-      const snap = await collectNode(t, {plan, timeoutMs: 10_000, sudo: true, now: () => new Date()})
-      assert.equal(snap.transport, 'ssh')
-      assert.equal(snap.artifacts.kernel?.source, 'sudo -n uname -s')
-      assert.equal(snap.artifacts.kernel?.content, 'Linux\n')
-      assert.equal(snap.artifacts.rules?.content, '-A KUBE-SERVICES\n')
-      assert.deepEqual(snap.errors, [])
+      // One exec per command, and the whole plan as one script under one `sudo -n sh -c`.
+      for (const batch of [false, true]) {
+        const snap = await collectNode(t, {plan, timeoutMs: 10_000, sudo: true, now: () => new Date(), batch})
+        assert.equal(snap.transport, 'ssh')
+        assert.equal(snap.artifacts.kernel?.source, 'sudo -n uname -s')
+        assert.equal(snap.artifacts.kernel?.content, 'Linux\n', `batch: ${batch}`)
+        assert.equal(snap.artifacts.rules?.content, '-A KUBE-SERVICES\n')
+        assert.deepEqual(snap.errors, [])
+      }
     } finally {
       await t.close()
     }
@@ -259,12 +262,14 @@ describe('--sudo over SSH', {skip}, () => {
     try {
       const raw = await t.exec('sudo -n iptables-save', {timeoutMs: 10_000})
       assert.deepEqual(raw, {exitCode: 1, stdout: '', stderr: 'sudo: a password is required\n'})
-      const snap = await collectNode(t, {plan, timeoutMs: 10_000, sudo: true, now: () => new Date()})
-      assert.match(snap.artifacts.kernel?.error ?? '', /^sudo needs a password on this node/)
-      assert.deepEqual(
-        snap.errors.map((e) => [e.node, e.source]),
-        [['node-nosudo', 'rules']],
-      )
+      for (const batch of [false, true]) {
+        const snap = await collectNode(t, {plan, timeoutMs: 10_000, sudo: true, now: () => new Date(), batch})
+        assert.match(snap.artifacts.kernel?.error ?? '', /^sudo needs a password on this node/, `batch: ${batch}`)
+        assert.deepEqual(
+          snap.errors.map((e) => [e.node, e.source]),
+          [['node-nosudo', 'rules']],
+        )
+      }
     } finally {
       await t.close()
     }

@@ -109,6 +109,19 @@ describe('modePrerequisites', () => {
     )
   })
 
+  it('nftables: nft >= 1.0.1 from nft --version when collected; nft missing or unreadable counts as not met', () => {
+    const nft = (version: Record<string, string> | {error: string}) => {
+      const node = proxyNode({uname: '6.1.0-18-amd64\n', 'nft-ruleset': ''})
+      node.artifacts['nft-version'] = 'error' in version ? {id: 'nft-version', source: 'nft --version', content: '', error: version.error} : {id: 'nft-version', source: 'nft --version', content: version.text!, exitCode: 0}
+      return modePrerequisites(proxyCluster({version: 'v1.33.1'}), node, 'nftables').find((r) => r.requirement.startsWith('nft'))
+    }
+    assert.deepEqual(nft({text: 'nftables v1.0.6 (Lester Gooch #5)\n'}), {node: 'node-a', requirement: 'nft >= 1.0.1', ok: true, found: 'nftables v1.0.6 (Lester Gooch #5)'})
+    assert.deepEqual(nft({text: 'nftables v0.9.8 (E.D.S.)\n'})?.ok, false)
+    assert.deepEqual(nft({text: 'nftables v1.0 (x)\n'})?.ok, false, '1.0 is 1.0.0')
+    assert.deepEqual(nft({error: 'nft is not installed on the node'}), {node: 'node-a', requirement: 'nft >= 1.0.1', ok: false, found: 'nft is not installed on the node'})
+    assert.deepEqual(nft({text: 'something else\n'})?.found, 'unknown (nft --version said: something else)')
+  })
+
   it('ipvs: the ip_vs modules and ipset; missing inputs count as not met', () => {
     const ok = modePrerequisites(proxyCluster(), proxyNode({modules: procModules(['ip_vs', 'ip_vs_rr', 'ip_vs_wrr', 'ip_vs_sh', 'nf_conntrack']), ipset: ''}), 'ipvs')
     assert.deepEqual(ok.map((r) => r.ok), [true, true])
