@@ -2,8 +2,36 @@
 // or inside the in-cluster agent). Same contract as SSH: non-zero exits are data.
 import {spawn} from 'node:child_process'
 import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
+import {Capture} from '../capture.js'
 
 const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+
+/**
+ * Every command runs in a process group of its own, so that a timeout ends all it started (a batch script's
+ * commands and watchdog, a pipeline), not only the shell: a child left behind would hold the output pipes open
+ * and the exec would wait for it. The groups still running when node-doctor exits (Ctrl-C) are ended with it, as
+ * the terminal would have ended them had they stayed in its process group.
+ */
+const running = new Set<number>()
+let exitHook = false
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}
+
+function track(pid: number): void {
+  running.add(pid)
+  if (!exitHook) {
+    exitHook = true
+    process.on('exit', () => {
+      for (const p of running) killGroup(p)
+    })
+  }
+}
 
 export class LocalTransport implements NodeTransport {
   readonly kind = 'local' as const
@@ -15,25 +43,35 @@ export class LocalTransport implements NodeTransport {
 
   exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.shell, ['-c', command], {stdio: ['ignore', 'pipe', 'pipe']})
-      const out: Buffer[] = []
-      const err: Buffer[] = []
-      let size = 0
-      let timedOut = false
+      const child = spawn(this.shell, ['-c', command], {stdio: ['ignore', 'pipe', 'pipe'], detached: true})
+      const pid = child.pid
+      if (pid !== undefined) track(pid)
       const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+      const out = new Capture(max)
+      const err = new Capture(max)
+      let timedOut = false
+      const kill = () => (pid === undefined ? child.kill('SIGKILL') : killGroup(pid))
       child.stdout.on('data', (b: Buffer) => {
-        size += b.length
-        if (size > max) child.kill('SIGKILL')
-        else out.push(b)
+        if (!out.push(b)) kill()
       })
-      child.stderr.on('data', (b: Buffer) => err.push(b))
-      const timer = options.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), options.timeoutMs) : undefined
-      child.on('error', reject)
-      child.on('close', (code) => {
+      child.stderr.on('data', (b: Buffer) => {
+        if (!err.push(b)) kill()
+      })
+      const timer = options.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), options.timeoutMs) : undefined
+      const done = () => {
         if (timer) clearTimeout(timer)
-        const r: ExecResult = {exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8')}
+        if (pid !== undefined) running.delete(pid)
+      }
+      child.on('error', (e) => {
+        done()
+        reject(e)
+      })
+      child.on('close', (code) => {
+        done()
+        const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (size > max) r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
         resolve(r)
       })
     })

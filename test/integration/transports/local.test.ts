@@ -1,5 +1,6 @@
 // Local transport and plan execution with real processes (no network).
 import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
 import {describe, it} from 'node:test'
 import {collectNode} from '../../../src/app/collect-node.js'
 import type {PlanItem} from '../../../src/core/collection/plan.js'
@@ -38,6 +39,34 @@ describe('collectNode over the local transport', () => {
     assert.equal(r.stdout, hostile)
     assert.equal(shellQuote("it's"), `'it'\\''s'`)
     assert.equal(shellQuote('/var/lib/kubelet/config.yaml'), '/var/lib/kubelet/config.yaml')
+  })
+})
+
+describe('LocalTransport', () => {
+  const sleeping = (marker: string) => {
+    try {
+      return execFileSync('pgrep', ['-f', `^${marker.replace('.', '\\.')}$`], {encoding: 'utf8'}).trim()
+    } catch {
+      return '' // pgrep exits 1 when nothing matches
+    }
+  }
+
+  it('ends everything a timed-out command started, at once, not only its shell', async () => {
+    const marker = `sleep 61.${String(process.pid).padStart(7, '0')}`
+    const t0 = Date.now()
+    const r = await new LocalTransport('here').exec(`${marker} & ${marker} & wait; echo never`, {timeoutMs: 300})
+    assert.equal(r.timedOut, true)
+    assert.equal(r.exitCode, null)
+    assert.equal(r.stdout, '')
+    assert.ok(Date.now() - t0 < 5000, 'returned without waiting for the background sleeps')
+    assert.equal(sleeping(marker), '', 'the background sleeps are gone')
+  })
+
+  it('cuts output at maxBytes, ending the command, and says so', async () => {
+    const r = await new LocalTransport('here').exec('yes node-doctor', {timeoutMs: 10_000, maxBytes: 64 * 1024})
+    assert.ok(r.stdout.length <= 64 * 1024 && r.stdout.startsWith('node-doctor\n'))
+    assert.match(r.stderr, /output exceeded 65536 bytes and was cut/)
+    assert.equal(r.timedOut, undefined)
   })
 })
 
