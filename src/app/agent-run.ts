@@ -14,7 +14,7 @@ import {ClusterAccessError} from '../ports/cluster.js'
 
 export type AgentRunEvent =
   | {type: 'created'; namespace: string; nodes: number}
-  | {type: 'node-done'; node: string; ok: boolean; error?: string}
+  | {type: 'node-done'; node: string; ok: boolean; error?: string; snapshot: NodeSnapshot}
   | {type: 'deleted'; namespace: string; ok: boolean}
 
 export interface AgentRunOptions {
@@ -38,6 +38,11 @@ export interface AgentRunOptions {
   /** Registers a cleanup to run on Ctrl-C (src/transports/pod/interrupt.ts); returns its unregister function. */
   registerCleanup?: (label: string, run: () => Promise<void>) => () => void
   onEvent?: (e: AgentRunEvent) => void
+  /**
+   * Stops the run early (the dashboard was closed): nothing more is created or read, the nodes not read yet become
+   * collection errors saying so, and the namespace is deleted as at every end.
+   */
+  signal?: AbortSignal
   /** Problems that do not fail the run (a namespace that could not be deleted). */
   warn: (message: string) => void
 }
@@ -50,6 +55,7 @@ export interface AgentRunResult {
 
 const DEFAULT_POLL_MS = 2000
 const NO_POD = 'no agent pod yet'
+const STOPPED = 'the run was stopped before this node was read'
 
 export async function collectWithAgents(api: AgentApi, o: AgentRunOptions): Promise<AgentRunResult> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
@@ -81,6 +87,7 @@ export async function collectWithAgents(api: AgentApi, o: AgentRunOptions): Prom
   const unregister = o.registerCleanup?.(`agent namespace ${ns}`, deleteAll)
 
   try {
+    if (o.signal?.aborted) return {namespace: ns, nodes: o.nodes.map((n) => uncollectedSnapshot(n.metadata.name, o.now().toISOString(), STOPPED, 0))}
     creating = api.create(manifests.objects)
     await creating
     o.onEvent?.({type: 'created', namespace: ns, nodes: o.nodes.length})
@@ -102,7 +109,7 @@ async function waitForAgents(api: AgentApi, ns: string, o: AgentRunOptions, slee
     if (!pending.delete(node)) return
     done.set(node, snapshot)
     const fatal = snapshot.errors.find((e) => e.fatal)
-    o.onEvent?.({type: 'node-done', node, ok: fatal === undefined, ...(fatal ? {error: fatal.message} : {})})
+    o.onEvent?.({type: 'node-done', node, ok: fatal === undefined, ...(fatal ? {error: fatal.message} : {}), snapshot})
   }
   const fail = (node: string, message: string) => finish(node, uncollectedSnapshot(node, started.toISOString(), message, elapsed()))
 
@@ -127,11 +134,14 @@ async function waitForAgents(api: AgentApi, ns: string, o: AgentRunOptions, slee
       else ready.push([node, pod])
     }
     await Promise.all(ready.map(([node, pod]) => limit(() => readDocument(api, ns, node, pod, pending, finish, fail))))
-    if (pending.size === 0 || o.now().getTime() >= deadline) break
+    if (pending.size === 0 || o.now().getTime() >= deadline || o.signal?.aborted) break
     await sleep(Math.max(0, Math.min(o.pollMs ?? DEFAULT_POLL_MS, deadline - o.now().getTime())))
+    if (o.signal?.aborted) break
   }
 
-  if (pending.size > 0) {
+  if (o.signal?.aborted) {
+    for (const node of [...pending.keys()]) fail(node, STOPPED)
+  } else if (pending.size > 0) {
     const why = [...pending.values()].includes(NO_POD) ? await failedCreateReason(api, ns) : undefined
     const waited = `${Math.round(elapsed() / 1000)}s`
     for (const [node, detail] of [...pending]) {

@@ -1,7 +1,8 @@
 // `--in-cluster`: the same targets as collectLive (kubeconfig → ClusterSnapshot read once → selected nodes), but the
 // NodeSnapshots come from node-doctor's own agent DaemonSet instead of SSH or debug pods.
-import {collectWithAgents, type AgentRunEvent} from '../app/agent-run.js'
+import {type AgentRunEvent, type AgentRunOptions, collectWithAgents} from '../app/agent-run.js'
 import {defaultAgentImage} from '../core/agent/manifests.js'
+import type {Node} from '../core/model/k8s.js'
 import type {Area} from '../core/model/report.js'
 import {UsageError} from '../errors.js'
 import {KubeAgentApi} from '../transports/kube/agent-api.js'
@@ -19,31 +20,47 @@ export async function collectInCluster(
   flags: InClusterFlags,
   options: {areas?: Area[]; version: string; now?: () => Date; pollMs?: number},
 ): Promise<LiveRun> {
-  if (flags.via !== 'ssh') throw new UsageError(`--in-cluster and --via ${flags.via} do not go together`, 'The agent collects on each node itself; drop --via.')
+  checkInClusterFlags(flags)
   const now = options.now ?? (() => new Date())
-  const timeoutMs = parseDuration(flags.timeout, 'timeout')
-  const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
   const {access, client, cluster, selected, all} = await resolveLiveTargets(names, flags, now)
-
   const say = (m: string) => {
     if (!flags.quiet) process.stderr.write(`${m}\n`)
   }
   const result = await collectWithAgents(new KubeAgentApi(client), {
-    runId: newRunId(),
-    image: flags.image ?? defaultAgentImage(options.version),
-    ...(options.areas ? {areas: options.areas} : {}),
-    nodes: selected,
-    allNodes: all,
-    commandTimeoutMs: timeoutMs,
-    waitTimeoutMs: agentWaitMs(nodeTimeoutMs, selected.length),
-    ...(options.pollMs ? {pollMs: options.pollMs} : {}),
-    concurrency: flags.concurrency,
-    now,
-    registerCleanup: registerInterruptCleanup,
+    ...agentRunOptions(flags, {...options, selected, all, now}),
     onEvent: progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length, say),
     warn: (m) => process.stderr.write(`${m}\n`),
   })
   return {access, cluster, nodes: result.nodes}
+}
+
+/** Flag errors before any cluster access. --in-cluster collects on each node itself: no transport goes with it. */
+export function checkInClusterFlags(flags: InClusterFlags): void {
+  if (flags.via !== 'ssh') throw new UsageError(`--in-cluster and --via ${flags.via} do not go together`, 'The agent collects on each node itself; drop --via.')
+  parseDuration(flags.timeout, 'timeout')
+  parseDuration(flags['node-timeout'], 'node-timeout')
+}
+
+/** The agent run's options from the command's flags (shared by `check`/`preflight` and the dashboard). */
+export function agentRunOptions(
+  flags: InClusterFlags,
+  o: {selected: Node[]; all: boolean; areas?: Area[]; version: string; now: () => Date; pollMs?: number},
+): Omit<AgentRunOptions, 'onEvent' | 'warn'> {
+  const timeoutMs = parseDuration(flags.timeout, 'timeout')
+  const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
+  return {
+    runId: newRunId(),
+    image: flags.image ?? defaultAgentImage(o.version),
+    ...(o.areas ? {areas: o.areas} : {}),
+    nodes: o.selected,
+    allNodes: o.all,
+    commandTimeoutMs: timeoutMs,
+    waitTimeoutMs: agentWaitMs(nodeTimeoutMs, o.selected.length),
+    ...(o.pollMs ? {pollMs: o.pollMs} : {}),
+    concurrency: flags.concurrency,
+    now: o.now,
+    registerCleanup: registerInterruptCleanup,
+  }
 }
 
 function progress(tty: boolean, total: number, say: (m: string) => void): (e: AgentRunEvent) => void {

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, kubeFlags, parseAreas, parseDuration, selectionFlags, transportFlags} from '../cli/flags.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, parseDuration, selectionFlags, transportFlags} from '../cli/flags.js'
 import {UsageError} from '../errors.js'
-import {bundleSource, liveSource} from '../ui/sources.js'
+import {bundleSource, inClusterSource, liveSource} from '../ui/sources.js'
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Interactive fleet dashboard: every node at a glance, drill into its findings, rule diffs and packet traces.'
@@ -10,13 +10,14 @@ export default class Dashboard extends BaseCommand {
     'A live table of nodes with a coloured status for the kubelet, the proxy mode, the rules, the routes and DNS. Nodes ' +
     'appear as their collection finishes; a slow node never holds up the others. Keys: ↑↓ or j/k move, Enter opens a ' +
     'node (then a Service port: its rule diff and packet trace), Esc or Backspace goes back, / filters, r re-checks, ' +
-    'q quits. Live like `check`, or offline from a bundle like `analyze`. It needs an interactive terminal: for plain ' +
-    'output use `check` or `analyze`.'
+    'q quits. Live like `check` (over SSH, debug pods, or with --in-cluster the agent DaemonSet), or offline from a ' +
+    'bundle like `analyze`. It needs an interactive terminal: for plain output use `check` or `analyze`.'
 
   static override examples = [
     '<%= config.bin %> dashboard --all',
     '<%= config.bin %> dashboard -l node-role.kubernetes.io/worker --refresh 30s',
     '<%= config.bin %> dashboard --bundle ./node-doctor-bundle',
+    '<%= config.bin %> dashboard --all --in-cluster',
   ]
 
   static override strict = false
@@ -29,6 +30,7 @@ export default class Dashboard extends BaseCommand {
     ...selectionFlags,
     ...areaFlags,
     ...transportFlags,
+    ...inClusterFlags,
     ...kubeFlags,
     ...commonFlags,
   }
@@ -47,7 +49,13 @@ export default class Dashboard extends BaseCommand {
     }
     const areas = parseAreas(flags.only)
     const refreshMs = flags.refresh === undefined ? 0 : parseDuration(flags.refresh, 'refresh')
-    const source = bundle === undefined ? liveSource(names, flags, areas) : bundleSource(bundle, {names, all: flags.all, ...(flags.selector === undefined ? {} : {selector: flags.selector})})
+    if (bundle !== undefined && flags['in-cluster']) throw new UsageError('--bundle and --in-cluster do not go together', 'A bundle is read offline; --in-cluster collects live.')
+    const source =
+      bundle !== undefined
+        ? bundleSource(bundle, {names, all: flags.all, ...(flags.selector === undefined ? {} : {selector: flags.selector})})
+        : flags['in-cluster']
+          ? inClusterSource(names, flags, areas, this.config.version)
+          : liveSource(names, flags, areas)
     const {runDashboard} = await loadInkUnlessCi()
     process.exitCode = await runDashboard({
       source,

@@ -1,8 +1,10 @@
-// Where the dashboard's snapshots come from: a bundle on disk, or the cluster and its nodes live, through the same
-// app services `analyze` and `check` use. A run reports its nodes, then each node as its collection finishes, so
+// Where the dashboard's snapshots come from: a bundle on disk, or the cluster and its nodes live (over SSH/debug pods,
+// or through the in-cluster agent), through the same app services `analyze` and `check` use. A run reports its nodes, then each node as its collection finishes, so
 // the table fills in while slow nodes are still being collected.
 import pLimit from 'p-limit'
+import {collectWithAgents} from '../app/agent-run.js'
 import {collectFleet} from '../app/collect-fleet.js'
+import {agentRunOptions, checkInClusterFlags, type InClusterFlags} from '../cli/agent-live.js'
 import {checkSelection, type LiveFlags, resolveLiveTargets, transportFactory} from '../cli/live.js'
 import {parseDuration} from '../cli/flags.js'
 import {planFor} from '../core/collection/plan.js'
@@ -14,6 +16,7 @@ import {NodeDoctorError, UsageError} from '../errors.js'
 import {ExitCode} from '../exit-codes.js'
 import type {NodeTransport} from '../ports/node-transport.js'
 import {readBundle} from '../transports/bundle/bundle.js'
+import {KubeAgentApi} from '../transports/kube/agent-api.js'
 import {analyzeNode, type FleetEvent} from './fleet-state.js'
 
 export interface RunHandlers {
@@ -116,6 +119,33 @@ export function liveSource(names: string[], flags: LiveFlags, areas: Area[] | un
         signal?.removeEventListener('abort', abort)
         await factory.close()
       }
+    },
+  }
+}
+
+/**
+ * In-cluster: the cluster once per run, then node-doctor's agent DaemonSet collects every selected node (as `check
+ * --in-cluster`, src/cli/agent-live.ts); each node is handed over as soon as its agent's document is read. Quitting
+ * stops the run and the agent's namespace is deleted, as at every end.
+ */
+export function inClusterSource(names: string[], flags: InClusterFlags, areas: Area[] | undefined, version: string, options: {pollMs?: number} = {}): FleetSource {
+  checkSelection(names, flags)
+  checkInClusterFlags(flags)
+  const what = names.length > 0 ? names.join(', ') : flags.selector !== undefined ? `-l ${flags.selector}` : 'all nodes'
+  const warnings = new Set<string>()
+  return {
+    title: `in-cluster: ${what}`,
+    warnings,
+    async run(h, signal) {
+      const now = () => new Date()
+      const {access, client, cluster, selected, all} = await resolveLiveTargets(names, flags, now)
+      h.targets(cluster, selected.map((n) => n.metadata.name), access.context)
+      await collectWithAgents(new KubeAgentApi(client), {
+        ...agentRunOptions(flags, {selected, all, now, version, ...(areas ? {areas} : {}), ...options}),
+        onEvent: (e) => e.type === 'node-done' && h.nodeDone(e.snapshot),
+        warn: (m) => warnings.add(m),
+        ...(signal ? {signal} : {}),
+      })
     },
   }
 }
