@@ -116,7 +116,10 @@ const EXPECTED = 'an nftables listing (`nft list ruleset`, `nft list table ...` 
 
 /** Which nft listing `text` is; ParseError (naming what it looks like) when neither. */
 export function detectNftFormat(text: string): NftFormat {
-  const lines = splitInputLines(text, EXPECTED)
+  return formatOf(text, splitInputLines(text, EXPECTED))
+}
+
+function formatOf(text: string, lines: readonly InputLine[]): NftFormat {
   const first = lines.find((l) => l.text.trim() !== '')!
   const t = first.text.trim()
   if (t.startsWith('{') || t.startsWith('[')) {
@@ -137,8 +140,9 @@ export function detectNftFormat(text: string): NftFormat {
 
 /** Parses either nft listing. Throws ParseError(detail, line) on anything it cannot read. */
 export function parseNft(text: string): NftRuleset {
-  const format = detectNftFormat(text)
-  return format === 'json' ? parseNftJson(text) : parseNftText(splitInputLines(text, EXPECTED))
+  // Split once: the listing of a large cluster is tens of MB.
+  const lines = splitInputLines(text, EXPECTED)
+  return formatOf(text, lines) === 'json' ? parseNftJson(text) : parseNftText(lines)
 }
 
 export function findNftTable(rs: NftRuleset, family: NftFamily, name: string): NftTable | undefined {
@@ -1043,10 +1047,27 @@ function renderValue(v: Json, ctx: RenderCtx, depth: number, root: RenderCtx): s
 
 // --- key order -------------------------------------------------------------------------------------------------
 
+/**
+ * `obj` with its keys in `keys` order and no undefined values (stable JSON for goldens and bundles). An object
+ * already like that is returned as it is: the text parser builds rules and elements in order, and copying the
+ * hundreds of thousands of rules of a large listing was a good part of its cost.
+ */
 function ordered<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): T {
+  if (inOrder(obj, keys)) return obj
   const out: Record<string, unknown> = {}
   for (const k of keys) if (obj[k] !== undefined) out[k as string] = obj[k]
   return out as T
+}
+
+function inOrder<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): boolean {
+  let i = 0
+  for (const k in obj) {
+    if (obj[k] === undefined) return false
+    while (i < keys.length && keys[i] !== k) i++
+    if (i === keys.length) return false
+    i++
+  }
+  return true
 }
 
 const RULE_KEYS: ReadonlyArray<keyof NftRule> = ['text', 'handle', 'comment', 'counter', 'textIncomplete', 'expr', 'line']
