@@ -16,7 +16,8 @@ RUN npm run build
 # --- runtime ---
 FROM node:20-slim
 # iptables brings iptables-save, ip6tables-save, iptables-legacy-save and iptables-nft-save; nftables: nft;
-# iproute2: ip; ipset; ipvsadm; conntrack; curl for kube-proxy's metrics and healthz; procps: pgrep, sysctl;
+# iproute2: ip; ipset; ipvsadm; conntrack; curl for kube-proxy's metrics and healthz; procps: pgrep, sysctl, and pkill
+# (the collection script's watchdog ends a timed-out command's children with it);
 # util-linux; nfacct for the KUBE-* accounting objects. No systemd: the agent does not read the kubelet unit.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends iptables nftables iproute2 ipset ipvsadm conntrack curl procps util-linux nfacct ca-certificates \
