@@ -65,7 +65,7 @@ export default class Dashboard extends BaseCommand {
       command: ['dashboard', ...this.argv].join(' '),
       ...(areas ? {areas} : {}),
       color: this.useColor(flags['no-color']),
-    })
+    }, {quiet: Boolean(flags.quiet)})
   }
 }
 

@@ -181,6 +181,7 @@ describe('kubectl node-doctor dashboard live in a terminal (tmux)', {skip: TMUX 
     const port = readFileSync(c.sshConfig, 'utf8').match(/Host node-b\n {2}Port (\d+)/)![1]!
     c.nodeExec('node-b', ['iptables', '-I', 'INPUT', '-p', 'tcp', '--dport', port, '-j', 'DROP'])
     const slow = new Terminal()
+    const quiet = new Terminal()
     try {
       slow.start(['node', CLI, 'dashboard', '--all', '--only', 'iptables', '--kubeconfig', c.api.kubeconfigPath, '--ssh-config', slowConfig], {HOME: c.dir, SSH_AUTH_SOCK: ''})
       const s = await slow.waitFor('node-a done while node-b is collecting', (x) => x.includes('collecting 1/2 · 1 running'), 60_000)
@@ -190,8 +191,17 @@ describe('kubectl node-doctor dashboard live in a terminal (tmux)', {skip: TMUX 
       slow.keys('q')
       const after = await slow.waitFor('the shell screen back', (x) => !x.includes('node-doctor dashboard'), 10_000)
       assert.doesNotMatch(after, /PROXY MODE/)
+      await slow.waitFor('the note on what holds the process', (x) => x.includes('waiting for node connections still opening to give up'), 10_000)
+      // --quiet: nothing on the shell's screen after quitting.
+      quiet.start(['node', CLI, 'dashboard', '--all', '--only', 'iptables', '--quiet', '--kubeconfig', c.api.kubeconfigPath, '--ssh-config', slowConfig], {HOME: c.dir, SSH_AUTH_SOCK: ''})
+      await quiet.waitFor('node-a done while node-b is collecting (--quiet)', (x) => x.includes('collecting 1/2 · 1 running'), 60_000)
+      quiet.keys('q')
+      await quiet.waitFor('the shell screen back (--quiet)', (x) => !x.includes('node-doctor dashboard'), 10_000)
+      await new Promise((r) => setTimeout(r, 2000))
+      assert.doesNotMatch(quiet.screen(), /waiting for node connections/)
     } finally {
       slow.stop()
+      quiet.stop()
       c.nodeExec('node-b', ['iptables', '-D', 'INPUT', '-p', 'tcp', '--dport', port, '-j', 'DROP'])
     }
   })
