@@ -66,27 +66,31 @@ describe('kubectl plugin discovery (real kubectl)', () => {
     symlinkSync(CLI, join(dir, 'kubectl-node_doctor'))
     const found = spawnSync('sh', ['-c', 'command -v kubectl'], {encoding: 'utf8'})
     kubectl = found.status === 0 ? found.stdout.trim() : undefined
+    // PATH is this directory alone (kubectl and node linked in): a copy installed with `npm install -g .` would
+    // otherwise shadow or be shadowed by this one, which kubectl reports as an error.
+    if (kubectl) symlinkSync(kubectl, join(dir, 'kubectl'))
+    symlinkSync(process.execPath, join(dir, 'node'))
   })
   after(() => rmSync(dir, {recursive: true, force: true}))
 
   it('`kubectl plugin list` finds kubectl-node_doctor on PATH', (t) => {
     if (!kubectl) return t.skip('kubectl is not installed (.ci/run installs it)')
-    const out = execFileSync(kubectl, ['plugin', 'list'], {env: {...process.env, PATH: `${dir}:${process.env.PATH}`}, encoding: 'utf8'})
+    const out = execFileSync(kubectl, ['plugin', 'list'], {env: {...process.env, PATH: dir}, encoding: 'utf8'})
     assert.match(out, /kubectl-node_doctor/)
   })
 
   it('`kubectl node-doctor --help` runs the plugin', async (t) => {
     if (!kubectl) return t.skip('kubectl is not installed (.ci/run installs it)')
-    const r = await runCli(['node-doctor', '--help'], {command: kubectl, env: {PATH: `${dir}:${process.env.PATH}`}})
+    const r = await runCli(['node-doctor', '--help'], {command: kubectl, env: {PATH: dir}})
     assert.equal(r.exitCode, 0, r.stderr)
     assert.match(r.stdout, /\$ kubectl node-doctor \[COMMAND\]/)
-    const v = await runCli(['node-doctor', '--version'], {command: kubectl, env: {PATH: `${dir}:${process.env.PATH}`}})
+    const v = await runCli(['node-doctor', '--version'], {command: kubectl, env: {PATH: dir}})
     assert.match(v.stdout, new RegExp(pkg.version.replaceAll('.', '\\.')))
   })
 
   it('exit codes pass through kubectl unchanged', async (t) => {
     if (!kubectl) return t.skip('kubectl is not installed (.ci/run installs it)')
-    const r = await runCli(['node-doctor', 'explain', 'NOPE-1'], {command: kubectl, env: {PATH: `${dir}:${process.env.PATH}`}})
+    const r = await runCli(['node-doctor', 'explain', 'NOPE-1'], {command: kubectl, env: {PATH: dir}})
     assert.equal(r.exitCode, 2)
   })
 })

@@ -22,7 +22,7 @@ export type NftDifference =
 /** A rule as compared: counters dropped, whitespace collapsed, one-element anonymous sets without braces. */
 export function normalizeNftRule(text: string): string {
   // Most rules need nothing: no counter, no braces, single spaces.
-  if (!text.includes('counter') && !text.includes('{') && !/\s\s|^\s|\s$|\t/.test(text)) return text
+  if (!text.includes('counter') && !text.includes('{') && !UNCOLLAPSED.test(text)) return text
   return text
     .replace(/(^|\s)counter(?: packets \d+ bytes \d+)?(?=\s|$)/g, '$1')
     .replace(/\{\s*([^{},\s]+)\s*\}/g, (m, one: string, offset: number, all: string) => (/(vmap|map|update @\S+|add @\S+)\s*$/.test(all.slice(0, offset)) ? m : one))
@@ -30,8 +30,18 @@ export function normalizeNftRule(text: string): string {
     .trim()
 }
 
+/** Whitespace that `.replace(/\s+/g, ' ').trim()` would change: anything but a single space between words. */
+const UNCOLLAPSED = /[^\S ]|  |^ | $/
+
 function normalizeKey(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
+  return UNCOLLAPSED.test(text) ? text.replace(/\s+/g, ' ').trim() : text
+}
+
+/** Rule texts equal as printed, so equal once normalised too (nft lists the rules as the proxier renders them). */
+function sameRuleTexts(a: readonly {text: string}[], b: readonly {text: string}[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i]!.text !== b[i]!.text) return false
+  return true
 }
 
 /** Service-port name (`ns/svc:port`) for chains and sets of the expected table, by the `ns/svc/proto/port` in names. */
@@ -75,25 +85,35 @@ export function diffNftables(expected: NftExpectedTable, actual: NftTable | unde
   const tableName = `${expected.family} ${expected.name}`
   if (!actual) return [{kind: 'missing-table', table: tableName}]
   const out: NftDifference[] = []
-  const groups = groupIndex(expected)
+  // Groups are only looked up for differences: built on the first one, not for the 100k chains that have none.
+  let groups: Map<string, string> | undefined
   const groupOfName = (name: string, owner?: string): string | undefined => {
     if (owner !== undefined) return owner
     const part = servicePartOfName(name)
-    return part === undefined ? undefined : (groups.get(part) ?? part)
+    return part === undefined ? undefined : ((groups ??= groupIndex(expected)).get(part) ?? part)
   }
 
-  const actualChains = new Map<string, NftChain>(actual.chains.map((c) => [c.name, c]))
-  const expectedChains = new Set(expected.chains.map((c) => c.name))
+  const actualIndex = new Map<string, number>()
+  actual.chains.forEach((c, i) => actualIndex.set(c.name, i))
+  // When every one of the node's chains is matched, none is stale: no set of the expected names to build.
+  const matched = new Uint8Array(actual.chains.length)
+  let unmatched = actual.chains.length
   for (const ec of expected.chains) {
-    const ac = actualChains.get(ec.name)
-    const group = groupOfName(ec.name, ec.servicePort)
-    const want = ec.rules.map((r) => normalizeNftRule(r.text))
-    if (!ac) {
-      out.push(withGroup({kind: 'missing-chain' as const, chain: ec.name, expectedRules: want}, group))
+    const i = actualIndex.get(ec.name)
+    if (i === undefined) {
+      out.push(withGroup({kind: 'missing-chain' as const, chain: ec.name, expectedRules: ec.rules.map((r) => normalizeNftRule(r.text))}, groupOfName(ec.name, ec.servicePort)))
       continue
     }
+    if (matched[i] === 0) {
+      matched[i] = 1
+      unmatched--
+    }
+    const ac = actual.chains[i]!
     const def = baseChainDetail(ec, ac)
+    if (def === undefined && sameRuleTexts(ec.rules, ac.rules)) continue
+    const group = groupOfName(ec.name, ec.servicePort)
     if (def) out.push(withGroup({kind: 'definition' as const, object: `chain ${ec.name}`, detail: def}, group))
+    const want = ec.rules.map((r) => normalizeNftRule(r.text))
     const have = ac.rules.map((r) => normalizeNftRule(r.text))
     // Nearly every chain of a healthy node is exactly as expected: no multisets to build for those.
     if (sameList(want, have)) continue
@@ -106,9 +126,12 @@ export function diffNftables(expected: NftExpectedTable, actual: NftTable | unde
       out.push(withGroup({kind: 'misordered' as const, chain: ec.name, expected: want, actual: have}, group))
     }
   }
-  for (const ac of actual.chains) {
-    if (expectedChains.has(ac.name)) continue
-    out.push(withGroup({kind: 'stale-chain' as const, chain: ac.name, actualRules: ac.rules.map((r) => normalizeNftRule(r.text))}, groupOfName(ac.name)))
+  if (unmatched > 0) {
+    const expectedChains = new Set(expected.chains.map((c) => c.name))
+    for (const ac of actual.chains) {
+      if (expectedChains.has(ac.name)) continue
+      out.push(withGroup({kind: 'stale-chain' as const, chain: ac.name, actualRules: ac.rules.map((r) => normalizeNftRule(r.text))}, groupOfName(ac.name)))
+    }
   }
 
   const actualSets = new Map<string, NftSet>(actual.sets.map((s) => [s.name, s]))
@@ -128,8 +151,7 @@ export function diffNftables(expected: NftExpectedTable, actual: NftTable | unde
     for (const e of es.elements) {
       const k = normalizeKey(e.key)
       want.add(k)
-      const text = e.value === undefined ? k : `${k} : ${e.value}`
-      if (!have.has(k)) out.push(withGroup({kind: 'missing-element' as const, set: es.name, element: text}, e.servicePort))
+      if (!have.has(k)) out.push(withGroup({kind: 'missing-element' as const, set: es.name, element: e.value === undefined ? k : `${k} : ${e.value}`}, e.servicePort))
       else if (e.value !== undefined && have.get(k) !== normalizeKey(e.value)) {
         out.push(withGroup({kind: 'wrong-element' as const, set: es.name, key: k, expected: e.value, actual: have.get(k) ?? ''}, e.servicePort))
       }

@@ -118,7 +118,7 @@ export function parseIpvsadm(text: string): IpvsTable {
   if (size !== undefined) table.connectionTableSize = size
   if (format === 'save') parseSave(lines, table)
   else parseListing(lines.slice(bodyStart), format, table)
-  table.virtualServers = table.virtualServers.map((vs) => ordered({...vs, realServers: vs.realServers.map((rs) => ordered(rs, RS_KEYS))}, VS_KEYS))
+  table.virtualServers = table.virtualServers.map((vs) => ordered({...vs, realServers: orderedAll(vs.realServers, RS_KEYS)}, VS_KEYS))
   return table
 }
 
@@ -160,6 +160,22 @@ function ordered<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): T {
   const out: Record<string, unknown> = {}
   for (const k of keys) if (obj[k] !== undefined) out[k as string] = obj[k]
   return out as T
+}
+
+/** `arr` with each element ordered; `arr` itself when every element already is (the save form's real servers). */
+function orderedAll<T extends object>(arr: T[], keys: ReadonlyArray<keyof T>): T[] {
+  return arr.every((x) => inOrder(x, keys)) ? arr : arr.map((x) => ordered(x, keys))
+}
+
+function inOrder<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): boolean {
+  let i = 0
+  for (const k in obj) {
+    if (obj[k] === undefined) return false
+    while (i < keys.length && keys[i] !== k) i++
+    if (i === keys.length) return false
+    i++
+  }
+  return true
 }
 
 /** Canonical identity of a virtual service, as used in `IpvsVirtualServer.id`. */
@@ -424,26 +440,30 @@ function parseRates(rest: string[], n: number): IpvsRates {
 
 // --- save form -------------------------------------------------------------------------------------------------
 
-const SERVICE_OPTS: Record<string, IpvsProtocol | 'fwmark'> = {
-  '-t': 'tcp',
-  '--tcp-service': 'tcp',
-  '-u': 'udp',
-  '--udp-service': 'udp',
-  '--sctp-service': 'sctp',
-  '-f': 'fwmark',
-  '--fwmark-service': 'fwmark',
-}
-const SAVE_FORWARDS: Record<string, IpvsForward> = {
-  '-m': 'masq',
-  '--masquerading': 'masq',
-  '-g': 'gatewaying',
-  '--gatewaying': 'gatewaying',
-  '-i': 'tunnel',
-  '--ipip': 'tunnel',
-}
+// Maps, not object literals: every token of every line is looked up, and a property lookup would internalise each
+// address token (and find `toString` & co. on the prototype).
+const SERVICE_OPTS = new Map<string, IpvsProtocol | 'fwmark'>([
+  ['-t', 'tcp'],
+  ['--tcp-service', 'tcp'],
+  ['-u', 'udp'],
+  ['--udp-service', 'udp'],
+  ['--sctp-service', 'sctp'],
+  ['-f', 'fwmark'],
+  ['--fwmark-service', 'fwmark'],
+])
+const SAVE_FORWARDS = new Map<string, IpvsForward>([
+  ['-m', 'masq'],
+  ['--masquerading', 'masq'],
+  ['-g', 'gatewaying'],
+  ['--gatewaying', 'gatewaying'],
+  ['-i', 'tunnel'],
+  ['--ipip', 'tunnel'],
+])
 
 function parseSave(lines: InputLine[], table: IpvsTable): void {
   const byId = new Map<string, IpvsVirtualServer>()
+  // ipvsadm -S prints each service's -a lines right after its -A line: those need no id built and looked up.
+  let last: IpvsVirtualServer | undefined
   for (const line of lines) {
     const trimmed = line.text.trim()
     if (trimmed === '' || trimmed.startsWith('#')) continue
@@ -472,13 +492,22 @@ function parseSave(lines: InputLine[], table: IpvsTable): void {
       if (byId.has(vs.id)) throw new ParseError(`virtual service ${vs.id} is defined twice (first on line ${byId.get(vs.id)!.line})`, line.n)
       byId.set(vs.id, vs)
       table.virtualServers.push(vs)
+      last = vs
     } else {
-      const id = ipvsServiceId(svc)
-      const vs = byId.get(id)
-      if (!vs) throw new ParseError(`real server for ${id}, which no earlier -A line defines`, line.n)
+      let vs = last !== undefined && sameService(last, svc) ? last : undefined
+      if (!vs) {
+        const id = ipvsServiceId(svc)
+        vs = byId.get(id)
+        if (!vs) throw new ParseError(`real server for ${id}, which no earlier -A line defines`, line.n)
+        last = vs
+      }
       vs.realServers.push(readSaveRealServer(svc.rest, vs, line.n))
     }
   }
+}
+
+function sameService(vs: IpvsVirtualServer, svc: SaveService): boolean {
+  return vs.protocol === svc.protocol && vs.family === svc.family && vs.address === svc.address && vs.port === svc.port && vs.fwmark === svc.fwmark
 }
 
 interface SaveService {
@@ -497,7 +526,7 @@ function readSaveService(tok: string[], n: number): SaveService {
   let v6 = false
   for (let i = 1; i < tok.length; i++) {
     const t = tok[i]!
-    const kind = SERVICE_OPTS[t]
+    const kind = SERVICE_OPTS.get(t)
     if (kind !== undefined) {
       if (found) throw new ParseError('more than one service address on one line', n)
       const value = tok[++i]
@@ -557,45 +586,43 @@ function applyServiceOptions(opts: string[], vs: IpvsVirtualServer, n: number): 
 }
 
 function readSaveRealServer(opts: string[], vs: IpvsVirtualServer, n: number): IpvsRealServer {
-  let rs: IpvsRealServer | undefined
+  let addr: ReturnType<typeof parseAddrPort> | undefined
   let forward: IpvsForward | undefined
   let weight: number | undefined
-  const tunnel: string[] = []
+  let tunnel: string[] | undefined
   let upper: number | undefined
   let lower: number | undefined
   for (let i = 0; i < opts.length; i++) {
     const o = opts[i]!
-    const value = (): string => {
-      const v = opts[++i]
-      if (v === undefined) throw new ParseError(`${o} needs a value (the line is truncated)`, n)
-      return v
+    const fwd = SAVE_FORWARDS.get(o)
+    if (fwd !== undefined) {
+      forward = fwd
+      continue
     }
-    if (o === '-r' || o === '--real-server') {
-      const a = parseAddrPort(value(), 'real server address', n)
-      rs = {address: a.address, port: a.port, family: a.family, line: n}
-    } else if (SAVE_FORWARDS[o] !== undefined) {
-      forward = SAVE_FORWARDS[o]
-    } else if (o === '-w' || o === '--weight') {
-      weight = parseInt32(value(), 'weight', n)
-    } else if (o === '-x' || o === '--u-threshold') {
-      upper = parseUint(value(), 'upper threshold', n)
-    } else if (o === '-y' || o === '--l-threshold') {
-      lower = parseUint(value(), 'lower threshold', n)
-    } else if (o === '--tun-type' || o === '--tun-port') {
-      tunnel.push(`${o} ${value()}`)
-    } else if (o === '--tun-nocsum' || o === '--tun-csum' || o === '--tun-remcsum') {
-      tunnel.push(o)
-    } else {
-      throw new ParseError(`unknown option "${o.slice(0, 30)}" for a real server`, n)
+    if (o === '--tun-nocsum' || o === '--tun-csum' || o === '--tun-remcsum') {
+      ;(tunnel ??= []).push(o)
+      continue
     }
+    const v = opts[++i]
+    if (o === '-r' || o === '--real-server') addr = parseAddrPort(optionValue(o, v, n), 'real server address', n)
+    else if (o === '-w' || o === '--weight') weight = parseInt32(optionValue(o, v, n), 'weight', n)
+    else if (o === '-x' || o === '--u-threshold') upper = parseUint(optionValue(o, v, n), 'upper threshold', n)
+    else if (o === '-y' || o === '--l-threshold') lower = parseUint(optionValue(o, v, n), 'lower threshold', n)
+    else if (o === '--tun-type' || o === '--tun-port') (tunnel ??= []).push(`${o} ${optionValue(o, v, n)}`)
+    else throw new ParseError(`unknown option "${o.slice(0, 30)}" for a real server`, n)
   }
-  if (!rs) throw new ParseError(`real server line for ${vs.id} has no -r address`, n)
-  rs.forward = forward ?? 'gatewaying'
-  rs.weight = weight ?? 1
+  if (!addr) throw new ParseError(`real server line for ${vs.id} has no -r address`, n)
+  // In RS_KEYS order, so that parseIpvsadm need not copy it (unless a threshold or tunnel option follows).
+  const rs: IpvsRealServer = {address: addr.address, port: addr.port, family: addr.family, forward: forward ?? 'gatewaying', weight: weight ?? 1, line: n}
   if (upper !== undefined) rs.upperThreshold = upper
   if (lower !== undefined) rs.lowerThreshold = lower
-  if (tunnel.length > 0) rs.tunnel = tunnel.join(' ')
+  if (tunnel !== undefined) rs.tunnel = tunnel.join(' ')
   return rs
+}
+
+function optionValue(option: string, value: string | undefined, n: number): string {
+  if (value === undefined) throw new ParseError(`${option} needs a value (the line is truncated)`, n)
+  return value
 }
 
 // --- values ----------------------------------------------------------------------------------------------------
@@ -617,7 +644,7 @@ function parseAddrPort(tok: string | undefined, what: string, n: number): {addre
   if (colon < 0) throw new ParseError(`malformed ${what} "${tok.slice(0, 60)}": expected address:port`, n)
   host = tok.slice(0, colon)
   portText = tok.slice(colon + 1)
-  if (!ipaddr.IPv4.isValidFourPartDecimal(host)) {
+  if (!isDottedQuad(host)) {
     if (/^[A-Za-z0-9.-]+$/.test(host) && /[A-Za-z]/.test(host))
       throw new ParseError(
         `${what} "${tok.slice(0, 60)}" is a host name, not an address: collect \`ipvsadm -Ln\` (numeric; without -n names are resolved and truncated)`,
@@ -626,6 +653,29 @@ function parseAddrPort(tok: string | undefined, what: string, n: number): {addre
     throw new ParseError(`invalid IPv4 address "${host.slice(0, 60)}" in ${what}`, n)
   }
   return {address: host, port: parsePort(portText, tok, n), family: 'ipv4'}
+}
+
+/**
+ * `ipaddr.IPv4.isValidFourPartDecimal` (four decimal octets up to 255, no leading zeros) without its parse, object
+ * and two regular expressions: it ran twice per line of a 100k-line `ipvsadm -Sn`.
+ */
+function isDottedQuad(s: string): boolean {
+  let parts = 0
+  let value = 0
+  let digits = 0
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46
+    if (c === 46) {
+      if (digits === 0 || value > 255 || ++parts > 4) return false
+      value = 0
+      digits = 0
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && value === 0) return false
+      value = value * 10 + (c - 48)
+      digits++
+    } else return false
+  }
+  return parts === 4
 }
 
 function parsePort(text: string, whole: string, n: number): number {

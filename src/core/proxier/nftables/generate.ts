@@ -226,7 +226,7 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
   const chains = new Map<string, NftExpectedChain>()
   const chain = (name: string, servicePort?: string): NftExpectedChain => {
     let c = chains.get(name)
-    if (!c) chains.set(name, (c = {name, rules: [], ...(servicePort !== undefined ? {servicePort} : {})}))
+    if (!c) chains.set(name, (c = servicePort === undefined ? {name, rules: []} : {name, rules: [], servicePort}))
     return c
   }
   const rule = (chainName: string, text: string, servicePort?: string): void => {

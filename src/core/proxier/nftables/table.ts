@@ -77,30 +77,31 @@ function elementText(set: NftExpectedSet, e: NftExpectedElement): string {
 
 /** The table in `nft list table` syntax, loadable with `nft -f` as printed. */
 export function serializeNftTable(t: NftExpectedTable): string {
+  // Straight into one list of lines: a large table has 100k blocks, too many to build and copy as arrays first.
   const out: string[] = [`table ${t.family} ${t.name} {`, `\tcomment ${quote(t.comment)}`]
-  const blocks: string[][] = []
+  let first = true
+  const open = (line: string) => {
+    if (!first) out.push('')
+    first = false
+    out.push(line)
+  }
   for (const s of t.sets) {
-    const b = [`\t${s.kind} ${s.name} {`, `\t\ttype ${s.type}${s.kind === 'map' ? ' : verdict' : ''}`]
-    if (s.size !== undefined) b.push(`\t\tsize ${s.size}`)
-    if (s.flags && s.flags.length > 0) b.push(`\t\tflags ${s.flags.join(',')}`)
-    if (s.timeout !== undefined) b.push(`\t\ttimeout ${formatNftTime(s.timeout)}`)
-    if (s.comment !== undefined) b.push(`\t\tcomment ${quote(s.comment)}`)
-    if (s.elements.length > 0) b.push(`\t\telements = { ${s.elements.map((e) => elementText(s, e)).join(',\n\t\t\t     ')} }`)
-    b.push('\t}')
-    blocks.push(b)
+    open(`\t${s.kind} ${s.name} {`)
+    out.push(`\t\ttype ${s.type}${s.kind === 'map' ? ' : verdict' : ''}`)
+    if (s.size !== undefined) out.push(`\t\tsize ${s.size}`)
+    if (s.flags && s.flags.length > 0) out.push(`\t\tflags ${s.flags.join(',')}`)
+    if (s.timeout !== undefined) out.push(`\t\ttimeout ${formatNftTime(s.timeout)}`)
+    if (s.comment !== undefined) out.push(`\t\tcomment ${quote(s.comment)}`)
+    if (s.elements.length > 0) out.push(`\t\telements = { ${s.elements.map((e) => elementText(s, e)).join(',\n\t\t\t     ')} }`)
+    out.push('\t}')
   }
   for (const c of t.chains) {
-    const b = [`\tchain ${c.name} {`]
-    if (c.comment !== undefined) b.push(`\t\tcomment ${quote(c.comment)}`)
-    if (c.base) b.push(`\t\ttype ${c.base.type} hook ${c.base.hook} priority ${c.base.priority}; policy accept;`)
-    for (const r of c.rules) b.push(`\t\t${r.text}`)
-    b.push('\t}')
-    blocks.push(b)
+    open(`\tchain ${c.name} {`)
+    if (c.comment !== undefined) out.push(`\t\tcomment ${quote(c.comment)}`)
+    if (c.base) out.push(`\t\ttype ${c.base.type} hook ${c.base.hook} priority ${c.base.priority}; policy accept;`)
+    for (const r of c.rules) out.push(`\t\t${r.text}`)
+    out.push('\t}')
   }
-  blocks.forEach((b, i) => {
-    if (i > 0) out.push('')
-    out.push(...b)
-  })
   out.push('}', '')
   return out.join('\n')
 }
