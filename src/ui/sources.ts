@@ -77,10 +77,9 @@ export function liveSource(names: string[], flags: LiveFlags, areas: Area[] | un
   checkSelection(names, flags)
   const timeoutMs = parseDuration(flags.timeout, 'timeout')
   const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
-  const what = names.length > 0 ? names.join(', ') : flags.selector !== undefined ? `-l ${flags.selector}` : 'all nodes'
   const warnings = new Set<string>()
   return {
-    title: `live: ${what}`,
+    title: `live: ${selectionLabel(names, flags)}`,
     warnings,
     async run(h, signal) {
       const now = () => new Date()
@@ -131,10 +130,9 @@ export function liveSource(names: string[], flags: LiveFlags, areas: Area[] | un
 export function inClusterSource(names: string[], flags: InClusterFlags, areas: Area[] | undefined, version: string, options: {pollMs?: number} = {}): FleetSource {
   checkSelection(names, flags)
   checkInClusterFlags(flags)
-  const what = names.length > 0 ? names.join(', ') : flags.selector !== undefined ? `-l ${flags.selector}` : 'all nodes'
   const warnings = new Set<string>()
   return {
-    title: `in-cluster: ${what}`,
+    title: `in-cluster: ${selectionLabel(names, flags)}`,
     warnings,
     async run(h, signal) {
       const now = () => new Date()
@@ -148,6 +146,11 @@ export function inClusterSource(names: string[], flags: InClusterFlags, areas: A
       })
     },
   }
+}
+
+/** The selection as the title bar names it: the nodes, `-l SELECTOR`, or all nodes. */
+function selectionLabel(names: readonly string[], flags: LiveFlags): string {
+  return names.length > 0 ? names.join(', ') : flags.selector !== undefined ? `-l ${flags.selector}` : 'all nodes'
 }
 
 export interface RunOptions {

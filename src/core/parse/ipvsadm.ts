@@ -4,6 +4,7 @@
 // IPv6 addresses push the columns right and pastes often lose the trailing padding.
 import ipaddr from 'ipaddr.js'
 import {ParseError} from '../../errors.js'
+import {ordered, orderedAll} from './key-order.js'
 import {type InputLine, splitInputLines, wrongArtifact} from './sniff.js'
 
 export type IpvsFormat =
@@ -154,29 +155,6 @@ const RS_KEYS: ReadonlyArray<keyof IpvsRealServer> = [
   'rates',
   'line',
 ]
-
-// One key order whatever the variant, so JSON output and goldens read the same.
-function ordered<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): T {
-  const out: Record<string, unknown> = {}
-  for (const k of keys) if (obj[k] !== undefined) out[k as string] = obj[k]
-  return out as T
-}
-
-/** `arr` with each element ordered; `arr` itself when every element already is (the save form's real servers). */
-function orderedAll<T extends object>(arr: T[], keys: ReadonlyArray<keyof T>): T[] {
-  return arr.every((x) => inOrder(x, keys)) ? arr : arr.map((x) => ordered(x, keys))
-}
-
-function inOrder<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): boolean {
-  let i = 0
-  for (const k in obj) {
-    if (obj[k] === undefined) return false
-    while (i < keys.length && keys[i] !== k) i++
-    if (i === keys.length) return false
-    i++
-  }
-  return true
-}
 
 /** Canonical identity of a virtual service, as used in `IpvsVirtualServer.id`. */
 export function ipvsServiceId(vs: Pick<IpvsVirtualServer, 'protocol' | 'family' | 'address' | 'port' | 'fwmark'>): string {

@@ -3,6 +3,7 @@
 // kube-ipvs0's addresses and Calico's tunl0, vxlan.calico and cali* workload interfaces.
 import ipaddr from 'ipaddr.js'
 import {ParseError} from '../../errors.js'
+import {ordered} from './key-order.js'
 import {type InputLine, jsonArrayElementOffsets, lineAt, parseJsonText, splitInputLines, wrongArtifact} from './sniff.js'
 
 export type LinkFormat = 'ip-json' | 'ip-text' | 'ip-oneline'
@@ -141,13 +142,6 @@ const IFACE_KEYS: ReadonlyArray<keyof NetInterface> = [
   'line',
 ]
 const ADDR_KEYS: ReadonlyArray<keyof LinkAddress> = ['family', 'local', 'prefixlen', 'scope', 'label', 'broadcast', 'peer', 'flags']
-
-// One key order whatever the input format, so text and JSON give identical JSON output.
-function ordered<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): T {
-  const out: Record<string, unknown> = {}
-  for (const k of keys) if (obj[k] !== undefined) out[k as string] = obj[k]
-  return out as T
-}
 
 // --- text ------------------------------------------------------------------------------------------------------
 

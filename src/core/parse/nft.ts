@@ -3,6 +3,7 @@
 // both inputs give the same rule text; an expression the renderer does not know is shown in brackets and the rule
 // is flagged `textIncomplete`. Verified against nft 1.0.6 on a kube-proxy-style table (node-state.md B).
 import {ParseError} from '../../errors.js'
+import {ordered, orderedAll} from './key-order.js'
 import {type InputLine, jsonArrayElementOffsets, lastContentLineNumber, lineAt, parseJsonText, splitInputLines, wrongArtifact} from './sniff.js'
 
 export type NftFormat = 'text' | 'json'
@@ -1070,29 +1071,6 @@ function renderValue(v: Json, ctx: RenderCtx, depth: number, root: RenderCtx): s
 
 // --- key order -------------------------------------------------------------------------------------------------
 
-/**
- * `obj` with its keys in `keys` order and no undefined values (stable JSON for goldens and bundles). An object
- * already like that is returned as it is: the text parser builds rules and elements in order, and copying the
- * hundreds of thousands of rules of a large listing was a good part of its cost.
- */
-function ordered<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): T {
-  if (inOrder(obj, keys)) return obj
-  const out: Record<string, unknown> = {}
-  for (const k of keys) if (obj[k] !== undefined) out[k as string] = obj[k]
-  return out as T
-}
-
-function inOrder<T extends object>(obj: T, keys: ReadonlyArray<keyof T>): boolean {
-  let i = 0
-  for (const k in obj) {
-    if (obj[k] === undefined) return false
-    while (i < keys.length && keys[i] !== k) i++
-    if (i === keys.length) return false
-    i++
-  }
-  return true
-}
-
 const RULE_KEYS: ReadonlyArray<keyof NftRule> = ['text', 'handle', 'comment', 'counter', 'textIncomplete', 'expr', 'line']
 const CHAIN_KEYS: ReadonlyArray<keyof NftChain> = ['name', 'handle', 'type', 'hook', 'priority', 'policy', 'device', 'comment', 'rules', 'line']
 const SET_KEYS: ReadonlyArray<keyof NftSet> = [
@@ -1122,7 +1100,7 @@ function orderElement(e: NftElement): NftElement {
 
 function orderChain(c: NftChain): NftChain {
   // Rules come from the text parser in key order: their array is kept rather than copied for each of 100k chains.
-  const rules = c.rules.every((r) => inOrder(r, RULE_KEYS)) ? c.rules : c.rules.map((r) => ordered(r, RULE_KEYS))
+  const rules = orderedAll(c.rules, RULE_KEYS)
   return ordered(rules === c.rules ? c : {...c, rules}, CHAIN_KEYS)
 }
 
