@@ -1,6 +1,8 @@
 // Base class for every command: error handling, exit codes, colour policy, report emission.
 // Commands stay thin: parse flags, call one app/core function, hand the result to a renderer.
 import {Command, Errors} from '@oclif/core'
+import type {Input, ParserOutput} from '@oclif/core/interfaces'
+import {type ParsedToken, recordedCommandLine} from './command-line.js'
 import {CATALOG} from '../core/checks/registry.js'
 import type {Report, Severity} from '../core/model/report.js'
 import {NodeDoctorError} from '../errors.js'
@@ -8,6 +10,22 @@ import {ExitCode, exitCodeForReport} from '../exit-codes.js'
 import {type OutputFormat, renderReport} from '../render/index.js'
 
 export abstract class BaseCommand extends Command {
+  private parsedTokens: ParsedToken[] = []
+
+  /** oclif's parse, remembering what was parsed so commandLine() can rebuild it. */
+  protected override async parse<F extends Record<string, unknown>, B extends Record<string, unknown>, A extends Record<string, unknown>>(options?: Input<F, B, A>, argv?: string[]): Promise<ParserOutput<F, B, A>> {
+    const out = await super.parse(options, argv)
+    this.parsedTokens = out.raw.map((t) => (t.type === 'arg' ? {type: 'arg', input: t.input} : {type: 'flag', flag: t.flag, input: t.input}))
+    return out
+  }
+
+  /** The command as run, for reports and audit records: secrets (`--token`) redacted. Call after parse(). */
+  protected commandLine(): string {
+    const defs = (this.constructor as {flags?: Record<string, {type: 'boolean' | 'option'}>}).flags ?? {}
+    const types = Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.type]))
+    return recordedCommandLine(this.id ?? '', this.parsedTokens, types)
+  }
+
   /** Whether ANSI colour may be used on stdout. */
   protected useColor(noColorFlag: boolean | undefined, stream: NodeJS.WriteStream = process.stdout): boolean {
     if (noColorFlag) return false

@@ -113,12 +113,12 @@ export type PodRestartFlags = LiveFlags &
  * The whole of `fix kube-proxy` / `fix calico-node` after flag parsing: resolve nodes, run the restart, print the
  * before/after Report (or only the plan), and return the exit code.
  */
-export async function podRestartCommand(target: RestartTarget, names: string[], flags: PodRestartFlags, ctx: {argv: string[]; version: string; color: boolean}): Promise<number> {
+export async function podRestartCommand(target: RestartTarget, names: string[], flags: PodRestartFlags, ctx: {commandLine: string; version: string; color: boolean}): Promise<number> {
   const access = loadKubeConfig(flags)
   const client = new KubeClusterClient(access)
   const nodes = await fixNodeNames(names, flags, client)
   const {audit, warn} = auditDeps(flags['audit-log'])
-  const command = [target.action, ...ctx.argv].join(' ')
+  const command = ctx.commandLine
   const result = await runPodRestart(
     target,
     {

@@ -35,7 +35,7 @@ export default class Check extends BaseCommand {
       metadata: {
         generatedAt: new Date().toISOString(),
         tool: {name: 'node-doctor', version: this.config.version},
-        command: ['check', ...this.argv].join(' '),
+        command: this.commandLine(),
         context: live.access.context,
       },
     })

@@ -62,7 +62,7 @@ export default class Dashboard extends BaseCommand {
       refreshMs,
       now: () => new Date(),
       tool: {name: 'node-doctor', version: this.config.version},
-      command: ['dashboard', ...this.argv].join(' '),
+      command: this.commandLine(),
       ...(areas ? {areas} : {}),
       color: this.useColor(flags['no-color']),
     }, {quiet: Boolean(flags.quiet)})

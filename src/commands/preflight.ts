@@ -64,7 +64,7 @@ export default class Preflight extends BaseCommand {
     const metadata: ReportMetadata = {
       generatedAt: new Date().toISOString(),
       tool: {name: 'node-doctor', version: this.config.version},
-      command: ['preflight', ...this.argv].join(' '),
+      command: this.commandLine(),
     }
     let report: Report
     if (flags['from-bundle'] !== undefined) {

@@ -34,6 +34,6 @@ export default class FixCalicoNode extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(FixCalicoNode)
-    process.exitCode = await podRestartCommand(CALICO_NODE_TARGET, argv as string[], flags, {argv: this.argv, version: this.config.version, color: this.useColor(flags['no-color'])})
+    process.exitCode = await podRestartCommand(CALICO_NODE_TARGET, argv as string[], flags, {commandLine: this.commandLine(), version: this.config.version, color: this.useColor(flags['no-color'])})
   }
 }

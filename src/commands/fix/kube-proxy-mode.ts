@@ -50,7 +50,7 @@ export default class FixKubeProxyMode extends BaseCommand {
     const client = new KubeClusterClient(access)
     const nodes = await fixNodeNames([], {all: true}, client)
     const {audit, warn} = auditDeps(flags['audit-log'])
-    const command = ['fix kube-proxy-mode', ...this.argv].join(' ')
+    const command = this.commandLine()
     const progress = (m: string) => {
       if (!flags.quiet) process.stderr.write(m.endsWith('\n') ? m : `${m}\n`)
     }

@@ -35,6 +35,6 @@ export default class FixKubeProxy extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(FixKubeProxy)
-    process.exitCode = await podRestartCommand(KUBE_PROXY_TARGET, argv as string[], flags, {argv: this.argv, version: this.config.version, color: this.useColor(flags['no-color'])})
+    process.exitCode = await podRestartCommand(KUBE_PROXY_TARGET, argv as string[], flags, {commandLine: this.commandLine(), version: this.config.version, color: this.useColor(flags['no-color'])})
   }
 }

@@ -51,11 +51,11 @@ export default class ProxyDiff extends BaseCommand {
     const {args, flags} = await this.parse(ProxyDiff)
     if (flags.mode === 'ipvs') {
       const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
-      return this.emitReport(await diffIpvsReport(args.node, flags, io, {toolVersion: this.config.version, command: ['proxy', 'diff', ...this.argv].join(' ')}), flags)
+      return this.emitReport(await diffIpvsReport(args.node, flags, io, {toolVersion: this.config.version, command: this.commandLine()}), flags)
     }
     if (flags.mode === 'nftables') {
       const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
-      return this.emitReport(await diffNftablesCommand(args.node, flags, io, {toolVersion: this.config.version, command: ['proxy', 'diff', ...this.argv].join(' ')}), flags)
+      return this.emitReport(await diffNftablesCommand(args.node, flags, io, {toolVersion: this.config.version, command: this.commandLine()}), flags)
     }
     checkProxierForm(args.node, flags, '--iptables-save', flags['iptables-save'])
     if (args.node !== undefined) {
@@ -98,7 +98,7 @@ export default class ProxyDiff extends BaseCommand {
       metadata: {
         generatedAt: new Date().toISOString(),
         tool: {name: 'node-doctor', version: this.config.version},
-        command: ['proxy', 'diff', ...this.argv].join(' '),
+        command: this.commandLine(),
         ...(context ? {context} : {}),
         annotations: {
           kubeProxyVersion: formatKubeProxyVersion(render.version),

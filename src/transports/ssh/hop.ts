@@ -6,6 +6,7 @@ import ssh2, {BaseAgent, Client, createAgent} from 'ssh2'
 import type {AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, ConnectConfig, IdentityCallback, NextAuthHandler, ParsedKey, SignCallback, SigningRequestOptions} from 'ssh2'
 import type {TransportFailure} from './errors.js'
 import {type KnownHostEntry, blobKeyType, entryMatches, fingerprint, keyTypeLabel, knownHostsName, lookupHostKey, parseKnownHosts} from './known-hosts.js'
+import {shellQuote} from '../../core/collection/shell.js'
 import {spawnProxyCommand} from './proxy-command.js'
 import type {SshTarget} from './ssh-config.js'
 
@@ -190,13 +191,13 @@ function hostKeyRefusal(
     return [
       'host-key-changed',
       `host key of ${name} has CHANGED: the server presented ${presented}, but ${entries.map(where).join(', ')} holds a different ${keyTypeLabel(entries[0]!.keyType)} key. Someone could be intercepting the connection (man-in-the-middle), or the node was reinstalled`,
-      `If the node was rebuilt, check the new fingerprint on the node (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then remove the old entry: ssh-keygen -R '${name}' -f ${entries[0]!.file}. ${INSECURE_HINT}`,
+      `If the node was rebuilt, check the new fingerprint on the node (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then remove the old entry: ssh-keygen -R ${shellQuote(name)} -f ${shellQuote(entries[0]!.file)}. ${INSECURE_HINT}`,
     ]
   }
   return [
     'host-key-unknown',
     `host key of ${name} is not in known_hosts (checked: ${checked}); the server presented ${presented}`,
-    `Compare the fingerprint with the one on the node (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then add the key: ssh-keyscan -p ${hop.port} ${hop.host} >> ~/.ssh/known_hosts. ${INSECURE_HINT}`,
+    `Compare the fingerprint with the one on the node (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then add the key: ssh-keyscan -p ${hop.port} ${shellQuote(hop.host)} >> ~/.ssh/known_hosts. ${INSECURE_HINT}`,
   ]
 }
 

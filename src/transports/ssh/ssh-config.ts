@@ -12,6 +12,7 @@ import {hostname, userInfo} from 'node:os'
 import {basename, dirname, isAbsolute, join} from 'node:path'
 import {type Line, parse} from 'ssh-config'
 import {UsageError} from '../../errors.js'
+import {hostProblem} from '../../core/net/host.js'
 import {matchPattern} from './known-hosts.js'
 
 export type StrictHostKeyChecking = 'yes' | 'accept-new' | 'no'
@@ -86,6 +87,9 @@ interface ConfigFile {
 
 /** Resolves the connection parameters for one node. Throws UsageError for unusable explicit input. */
 export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarget {
+  // The node name and address come from the API (the address is whatever the node reported): data, never shell text.
+  assertHost(input.nodeName, `node name`)
+  if (input.address !== undefined) assertHost(input.address, `node ${input.nodeName}'s address`)
   const notes: string[] = []
   const localUser = input.localUser ?? input.env.USER ?? safeUserName()
   const config = loadConfig(input)
@@ -231,14 +235,37 @@ function buildTarget(
   return target
 }
 
-/** ProxyCommand accepts %h %p %r %n and %% (ssh_config(5) TOKENS). */
-function expandProxyCommand(value: string, t: {h: string; p: string; r: string; n: string}): string {
+/**
+ * ProxyCommand accepts %h %p %r %n and %% (ssh_config(5) TOKENS). The result runs under `$SHELL -c`, so a token value
+ * may hold only characters that mean nothing to a shell (as OpenSSH refuses since 9.6, CVE-2023-51385): a host,
+ * port, user or node name with anything else is refused, never quoted and hoped for.
+ */
+export function expandProxyCommand(value: string, t: {h: string; p: string; r: string; n: string}): string {
   return value.replace(/%(.)/g, (whole, c: string) => {
     if (c === '%') return '%'
     const v = (t as Record<string, string>)[c]
     if (v === undefined) throw new UsageError(`unsupported token ${whole} in ProxyCommand "${value}"`, 'ProxyCommand accepts %h, %p, %r, %n and %%.')
+    if (!SHELL_INERT.test(v)) {
+      throw new UsageError(
+        `refusing to expand ${whole} in ProxyCommand: its value ${JSON.stringify(v)} contains characters a shell would interpret`,
+        'Host names, users and ports put into a ProxyCommand may contain only letters, digits and . _ - : @ % [ ] (as ssh(1) requires).',
+      )
+    }
     return v
   })
+}
+
+/** Characters a POSIX shell gives no meaning to, outside of the first word (IPv6 brackets and zone ids included). */
+const SHELL_INERT = /^[A-Za-z0-9._:@%[\]-]+$/
+
+function assertHost(value: string, origin: string): void {
+  const why = hostProblem(value)
+  if (why !== undefined) {
+    throw new UsageError(
+      `${origin} ${JSON.stringify(value)} is not an IP address or a DNS name (${why}); refusing to connect to it`,
+      'A Node reports its own status.addresses; check the node (or pick another with --address-type).',
+    )
+  }
 }
 
 function identityAgent(value: string | undefined, env: ResolveSshTargetInput['env'], tokens: Tokens, home: string): string | undefined {

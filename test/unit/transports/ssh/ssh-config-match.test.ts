@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, describe, it} from 'node:test'
 import {UsageError} from '../../../../src/errors.js'
-import {type ResolveSshTargetInput, type SshFlags, resolveSshTarget} from '../../../../src/transports/ssh/ssh-config.js'
+import {expandProxyCommand, type ResolveSshTargetInput, type SshFlags, resolveSshTarget} from '../../../../src/transports/ssh/ssh-config.js'
 import {fixturePath} from '../../../support/golden.js'
 
 const CONFIG = fixturePath('ssh/match/config')
@@ -99,5 +99,26 @@ describe('ssh config ProxyCommand', () => {
     const f = join(dir, 'config')
     writeFileSync(f, 'Host *\n  ProxyCommand nc %d %p\n')
     assert.throws(() => resolve('x', {sshConfigPath: f}), (e: unknown) => e instanceof UsageError && /unsupported token %d in ProxyCommand "nc %d %p"/.test(e.message))
+  })
+})
+
+describe('ssh config ProxyCommand with node-reported values (CVE-2023-51385 class)', () => {
+  it('refuses a node address that is not an IP or a DNS name before any expansion', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nd-sshcfg-'))
+    after(() => rmSync(dir, {recursive: true, force: true}))
+    const f = join(dir, 'config')
+    writeFileSync(f, 'Host *\n  ProxyCommand nc %h %p\n')
+    assert.throws(
+      () => resolve('node-x', {sshConfigPath: f}, {address: '10.0.0.3$(touch pwned)'}),
+      (e: unknown) => e instanceof UsageError && /node node-x's address "10\.0\.0\.3\$\(touch pwned\)" is not an IP address or a DNS name/.test(e.message),
+    )
+    assert.throws(() => resolve('node;id', {sshConfigPath: f}), (e: unknown) => e instanceof UsageError && /node name "node;id"/.test(e.message))
+    assert.equal(resolve('node-x', {sshConfigPath: f}, {address: '10.0.0.3'}).proxyCommand, 'nc 10.0.0.3 22')
+  })
+
+  it('refuses to expand a token whose value a shell would interpret (a HostName or user from the config)', () => {
+    assert.throws(() => expandProxyCommand('nc %h %p', {h: 'a b', p: '22', r: 'u', n: 'n'}), /refusing to expand %h in ProxyCommand/)
+    assert.throws(() => expandProxyCommand('nc %h %p -l %r', {h: 'h', p: '22', r: 'u$(id)', n: 'n'}), /refusing to expand %r/)
+    assert.equal(expandProxyCommand('ssh -W [%h]:%p gw', {h: 'fe80::1%eth0', p: '22', r: 'u', n: 'n'}), 'ssh -W [fe80::1%eth0]:22 gw')
   })
 })
