@@ -5,6 +5,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const BENCHES: Array<{name: string; what: string; needsRoot?: boolean}> = [
+  {name: 'startup', what: 'start-up: --help/--version/checks of the build and the release bundle vs kubectl version --client (target --help <= 3x)'},
   {name: 'iptables-parse', what: 'parse a 10,000 Services x 10 endpoints iptables-save (target >= 60 MB/s, <= 600 MB)'},
   {name: 'proxier-render', what: 'render kube-proxy rules for 10,000 Services x 10 endpoints'},
   {name: 'proxier-diff', what: 'render + diff against a same-size dump (target <= 3 s, <= 1 GiB)'},
