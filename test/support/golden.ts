@@ -16,14 +16,17 @@ export function readFixture(path: string): string {
   return readFileSync(fixturePath(path), 'utf8')
 }
 
-/** Asserts `actual` equals the golden file at `path` (relative to test/fixtures). */
+/**
+ * Asserts `actual` equals the golden file at `path` (relative to test/fixtures). A missing golden file fails: only
+ * UPDATE_GOLDEN=1 writes one (then review the git diff), so a test can never pass by writing its own expectation.
+ */
 export function expectGolden(path: string, actual: string): void {
   const file = fixturePath(path)
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) {
-    if (!existsSync(file) && process.env.CI) assert.fail(`golden file ${file} is missing (run with UPDATE_GOLDEN=1 locally)`)
+  if (process.env.UPDATE_GOLDEN === '1') {
     mkdirSync(dirname(file), {recursive: true})
     writeFileSync(file, actual)
     return
   }
+  if (!existsSync(file)) assert.fail(`golden file ${file} is missing: run with UPDATE_GOLDEN=1 to write it, then review it`)
   assert.equal(actual, readFileSync(file, 'utf8'), `output differs from golden file ${path} (UPDATE_GOLDEN=1 to accept)`)
 }

@@ -1,5 +1,6 @@
 // Spawns the built executable exactly as a user (or kubectl) would, and returns what it printed.
 import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {REPO_ROOT} from './golden.js'
 
@@ -15,6 +16,10 @@ export function runCli(
   args: string[],
   options: {env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number; command?: string} = {},
 ): Promise<CliResult> {
+  if (options.command === undefined && !existsSync(join(REPO_ROOT, 'dist', 'commands'))) {
+    // e2e tests run the built CLI: without a build they fail (never skip), saying what to do.
+    return Promise.reject(new Error(`the CLI is not built (${join(REPO_ROOT, 'dist')} is missing): run \`npm run build\` first (npm test does)`))
+  }
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {}
     for (const [k, v] of Object.entries({...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, ...options.env})) {
