@@ -64,7 +64,7 @@ describe('krew manifest', () => {
       apiVersion: string
       kind: string
       metadata: {name: string}
-      spec: {version: string; shortDescription: string; platforms: Array<{bin: string; uri: string; sha256: string}>}
+      spec: {version: string; shortDescription: string; platforms: Array<{bin: string; uri: string; sha256: string; files: Array<{from: string; to: string}>}>}
     }
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {version: string; bin: Record<string, string>}
     assert.equal(m.apiVersion, 'krew.googlecontainertools.github.com/v1alpha2')
@@ -73,8 +73,10 @@ describe('krew manifest', () => {
     assert.equal(m.spec.version, `v${pkg.version}`)
     assert.ok(m.spec.shortDescription.length <= 50)
     for (const p of m.spec.platforms) {
-      assert.equal(p.bin, 'bin/kubectl-node_doctor')
-      assert.ok(Object.values(pkg.bin).includes(`./${p.bin}`))
+      // The archive's top folder holds the bundle (scripts/bundle.mjs) with the entry point at its root.
+      assert.equal(p.bin, 'kubectl-node_doctor')
+      assert.deepEqual(p.files, [{from: 'kubectl-node-doctor/*', to: '.'}])
+      assert.ok(Object.keys(pkg.bin).includes(p.bin))
       assert.match(p.sha256, /^[0-9a-f]{64}$/)
       assert.ok(p.uri.includes(`v${pkg.version}`))
     }
