@@ -2,7 +2,9 @@
 // evaluates side by side (kube-proxy-iptables.md §9, §12).
 import {artifactText} from '../../model/snapshot.js'
 import {parseIptablesSave} from '../../parse/iptables-save.js'
+import type {NodeFacts} from '../../facts/node-facts.js'
 import type {CheckContext, CheckOutcome} from '../types.js'
+import {factsOf} from '../types.js'
 
 /** Chains the kubelet creates in the backend it uses; they may legitimately exist where kube-proxy does not run. */
 const KUBELET_CHAINS = new Set(['KUBE-IPTABLES-HINT', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL'])
@@ -19,17 +21,23 @@ function hasHint(text: string): boolean {
   return /^:KUBE-IPTABLES-HINT /m.test(text)
 }
 
+/** The same, from the node's facts (the dump parsed once); an error for a dump that cannot be parsed. */
+function chainsOf(facts: NodeFacts, id: 'iptables-legacy-save' | 'iptables-nft-save'): string[] | Error {
+  // An unused backend (or one not collected) saves nothing at all.
+  if ((facts.text(id) ?? '').trim() === '') return []
+  const dump = facts.iptablesSave(id)!
+  if (!dump.ok) return dump.error
+  return dump.value.tables.flatMap((t) => t.chains.filter((c) => c.name.startsWith('KUBE-') && !KUBELET_CHAINS.has(c.name)).map((c) => `${t.name}/${c.name}`))
+}
+
 export function checkDualBackend(ctx: CheckContext): CheckOutcome {
+  const facts = factsOf(ctx)
   const legacyText = artifactText(ctx.node, 'iptables-legacy-save') ?? ''
   const nftText = artifactText(ctx.node, 'iptables-nft-save') ?? ''
-  let legacy: string[]
-  let nft: string[]
-  try {
-    legacy = kubeProxyChains(legacyText)
-    nft = kubeProxyChains(nftText)
-  } catch (err) {
-    return {status: 'skipped', reason: `an iptables backend dump could not be parsed: ${(err as Error).message}`}
-  }
+  const legacy = chainsOf(facts, 'iptables-legacy-save')
+  const nft = legacy instanceof Error ? [] : chainsOf(facts, 'iptables-nft-save')
+  const failed = legacy instanceof Error ? legacy : nft instanceof Error ? nft : undefined
+  if (failed || legacy instanceof Error || nft instanceof Error) return {status: 'skipped', reason: `an iptables backend dump could not be parsed: ${failed?.message ?? ''}`}
   if (legacy.length === 0 || nft.length === 0) return {status: 'passed'}
   // The host's backend: `iptables --version`, else where the kubelet left its hint, else where most chains are.
   const version = artifactText(ctx.node, 'iptables-version') ?? ''
