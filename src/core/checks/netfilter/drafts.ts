@@ -5,6 +5,10 @@ import {type CheckSpec, type FindingDraft, toFindings} from '../types.js'
 
 const MAX_EVIDENCE = 20
 
+/** Said with every IPVS remedy that could tempt someone to flush. */
+export const NEVER_CLEANUP =
+  'Never run `kube-proxy --cleanup` or `ipvsadm -C` on a live IPVS node: they flush ALL virtual servers, the live ones and any other agent\'s (keepalived, kube-vip).'
+
 /** At most 20 evidence lines, then `... N more`. */
 export function clip(lines: readonly string[]): string[] {
   return lines.length <= MAX_EVIDENCE ? [...lines] : [...lines.slice(0, MAX_EVIDENCE), `... ${lines.length - MAX_EVIDENCE} more`]
