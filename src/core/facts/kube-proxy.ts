@@ -68,12 +68,13 @@ export function kubeProxyDaemonSet(cluster: ClusterSnapshot): DaemonSet | undefi
   return sets.find((d) => d.metadata.name === 'kube-proxy') ?? sets[0]
 }
 
+/**
+ * The kube-proxy ConfigMap: the first of CONFIGMAP_NAMES that holds data (the one the proxier renders with, too),
+ * else the first that exists.
+ */
 function kubeProxyConfigMap(cluster: ClusterSnapshot): ConfigMap | undefined {
-  for (const name of CONFIGMAP_NAMES) {
-    const cm = cluster.configMaps.find((c) => c.metadata.namespace === 'kube-system' && c.metadata.name === name)
-    if (cm) return cm
-  }
-  return undefined
+  const named = CONFIGMAP_NAMES.flatMap((name) => cluster.configMaps.filter((c) => c.metadata.namespace === 'kube-system' && c.metadata.name === name).slice(0, 1))
+  return named.find((c) => c.data !== undefined) ?? named[0]
 }
 
 /** `v1.31.4` → minor 31, from an image tag such as `registry.k8s.io/kube-proxy:v1.31.4-eksbuild.1`. */

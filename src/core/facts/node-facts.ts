@@ -3,11 +3,14 @@
 // cluster-wide facts and one NodeFacts per node; nothing is cached at module level.
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
+import {type ConntrackEntry, parseConntrack} from '../parse/conntrack.js'
 import {type IptablesDump, parseIptablesSave} from '../parse/iptables-save.js'
 import {type IpsetTable, parseIpset} from '../parse/ipset.js'
 import {type IpvsTable, parseIpvsadm} from '../parse/ipvsadm.js'
+import {type KernelModules, parseKernelModules} from '../parse/kernel-modules.js'
 import {type LinkTable, parseLinks} from '../parse/links.js'
 import {type NftRuleset, parseNft} from '../parse/nft.js'
+import {type MetricFamily, parsePrometheusText} from '../parse/prom-metrics.js'
 import {parseRoutes, type RouteTable} from '../parse/routes.js'
 import {computeProxyFacts, kubeProxyConfigFacts, type KubeProxyConfigFacts, type ProxyFacts} from './kube-proxy.js'
 import type {DataplaneFact, LayoutFact, ParseProblem, Parsed, ProxyModeFact} from './types.js'
@@ -137,6 +140,21 @@ export class NodeFacts {
   /** `ip route show table all` / `ip -6 route ...`. */
   routes(id: 'ip-route' | 'ip6-route' = 'ip-route'): Parsed<RouteTable> | undefined {
     return this.parsed(id, '', parseRoutes)
+  }
+
+  /** `conntrack -L -p udp`. */
+  conntrackUdp(): Parsed<ConntrackEntry[]> | undefined {
+    return this.parsed('conntrack-udp', '', parseConntrack)
+  }
+
+  /** /proc/modules (or lsmod). */
+  kernelModules(): Parsed<KernelModules> | undefined {
+    return this.parsed('modules', '', parseKernelModules)
+  }
+
+  /** kube-proxy's /metrics. */
+  kubeProxyMetrics(): Parsed<MetricFamily[]> | undefined {
+    return this.parsed('kube-proxy-metrics', '', parsePrometheusText)
   }
 
   /** Every artifact that was read and could not be parsed, so far (artifacts are parsed on first use). */

@@ -6,8 +6,7 @@
 import {NodeFacts} from '../../facts/node-facts.js'
 import type {EndpointSlice, Service} from '../../model/k8s.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
-import {artifactText} from '../../model/snapshot.js'
-import {type ConntrackEntry, isDestinationNatted, parseConntrack} from '../../parse/conntrack.js'
+import {type ConntrackEntry, isDestinationNatted} from '../../parse/conntrack.js'
 import {KUBE_IPVS_DEVICE} from '../../parse/links.js'
 import type {Check, CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
@@ -174,15 +173,11 @@ function draft(node: string, s: Stale): FindingDraft {
 }
 
 export function checkStaleUdp(ctx: CheckContext): CheckOutcome {
-  const text = artifactText(ctx.node, 'conntrack-udp')
-  if (text === undefined) return {status: 'skipped', reason: 'missing input: conntrack-udp'}
-  let entries: ConntrackEntry[]
-  try {
-    entries = parseConntrack(text)
-  } catch (err) {
-    return {status: 'skipped', reason: `the conntrack listing could not be parsed: ${(err as Error).message}`}
-  }
-  const stale = staleUdpEntries(ctx.cluster, entries, nodeAddresses(ctx.cluster, ctx.node, factsOf(ctx)))
+  const facts = factsOf(ctx)
+  const parsed = facts.conntrackUdp()
+  if (parsed === undefined) return {status: 'skipped', reason: 'missing input: conntrack-udp'}
+  if (!parsed.ok) return {status: 'skipped', reason: `the conntrack listing could not be parsed: ${parsed.error.message}`}
+  const stale = staleUdpEntries(ctx.cluster, parsed.value, nodeAddresses(ctx.cluster, ctx.node, facts))
   return stale.length > 0 ? {status: 'failed', findings: stale.map((s) => draft(ctx.node.node, s))} : {status: 'passed'}
 }
 
