@@ -45,15 +45,17 @@ export interface CheckContext {
   node: NodeSnapshot
   /**
    * The node's parsed artifacts and derived facts, shared by every check on the node in a run. The runner always
-   * supplies them; a caller outside the runner (a repair command evaluating one check) may leave them out, and then
-   * `factsOf` builds unshared ones.
+   * supplies them; a caller outside the runner (a repair command evaluating a check) may leave them out: `factsOf`
+   * then builds facts for the context and keeps them on it, so later calls with the same context share them.
    */
   facts?: NodeFacts
 }
 
-/** The context's facts, or facts of its own for a context built outside the runner. */
+/** The context's facts; a context built outside the runner gets its own, kept on it. */
 export function factsOf(ctx: CheckContext): NodeFacts {
-  return ctx.facts ?? NodeFacts.of(ctx.cluster, ctx.node)
+  if (ctx.facts && ctx.facts.node === ctx.node && ctx.facts.cluster === ctx.cluster) return ctx.facts
+  ctx.facts = NodeFacts.of(ctx.cluster, ctx.node)
+  return ctx.facts
 }
 
 export interface Check {
