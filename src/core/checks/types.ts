@@ -46,16 +46,14 @@ export interface CheckContext {
   /**
    * The node's parsed artifacts and derived facts, shared by every check on the node in a run. The runner always
    * supplies them; a caller outside the runner (a repair command evaluating a check) may leave them out: `factsOf`
-   * then builds facts for the context and keeps them on it, so later calls with the same context share them.
+   * then uses the facts shared per snapshot pair outside runs (NodeFacts.of).
    */
   facts?: NodeFacts
 }
 
-/** The context's facts; a context built outside the runner gets its own, kept on it. */
+/** The context's facts; for a context built outside the runner, the facts of its snapshot pair. */
 export function factsOf(ctx: CheckContext): NodeFacts {
-  if (ctx.facts && ctx.facts.node === ctx.node && ctx.facts.cluster === ctx.cluster) return ctx.facts
-  ctx.facts = NodeFacts.of(ctx.cluster, ctx.node)
-  return ctx.facts
+  return ctx.facts ?? NodeFacts.of(ctx.cluster, ctx.node)
 }
 
 export interface Check {

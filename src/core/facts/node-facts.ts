@@ -1,6 +1,7 @@
 // The parse stage: NodeSnapshot (raw text, what bundles store) → NodeFacts (each artifact parsed at most once per
 // node per run, lazily, with a typed problem when it cannot be parsed) → checks. One RunFacts per run holds the
-// cluster-wide facts and one NodeFacts per node; nothing is cached at module level.
+// cluster-wide facts and one NodeFacts per node. The only cache outside a run is NodeFacts.of's, for callers that
+// look at one node without running the checks (a dashboard screen, `proxy diff NODE`, a repair command).
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
 import {type ConntrackEntry, parseConntrack} from '../parse/conntrack.js'
@@ -54,10 +55,13 @@ function parseWith<T>(node: NodeSnapshot, id: string, text: string, parse: (text
   }
 }
 
+/** Facts for callers outside a run, by cluster snapshot (see NodeFacts.of). */
+const OUTSIDE_RUNS = new WeakMap<ClusterSnapshot, RunFacts>()
+
 /** Cluster-wide facts for one run, and the NodeFacts of each node in it. */
 export class RunFacts {
   private readonly memo = new Memo()
-  private readonly nodes = new Map<NodeSnapshot, NodeFacts>()
+  private readonly nodes = new WeakMap<NodeSnapshot, NodeFacts>()
 
   constructor(readonly cluster: ClusterSnapshot) {}
 
@@ -92,9 +96,14 @@ export class NodeFacts {
     this.cluster = run.cluster
   }
 
-  /** Facts for one node outside a run (a command that looks at a single node): nothing is shared with other calls. */
+  /**
+   * Facts for one node outside a run: shared by every caller with the same snapshot pair (a dashboard screen asks
+   * for the same node's diff on every Service it shows), held weakly so they go with the snapshots.
+   */
   static of(cluster: ClusterSnapshot, node: NodeSnapshot): NodeFacts {
-    return new RunFacts(cluster).forNode(node)
+    let run = OUTSIDE_RUNS.get(cluster)
+    if (!run) OUTSIDE_RUNS.set(cluster, (run = new RunFacts(cluster)))
+    return run.forNode(node)
   }
 
   /** The raw content of an artifact collected without error. */

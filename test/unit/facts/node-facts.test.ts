@@ -96,6 +96,16 @@ describe('NodeFacts', () => {
     assert.equal(NodeFacts.of(emptyClusterSnapshot('now'), node({})).proxyMode, 'unknown')
   })
 
+  it('shares facts per snapshot pair outside a run (a screen or command asking for the same node again), never across runs', () => {
+    const cluster = emptyClusterSnapshot('now')
+    const a = node({'proxy-mode': 'ipvs'})
+    const b = node({'proxy-mode': 'ipvs'})
+    assert.equal(NodeFacts.of(cluster, a), NodeFacts.of(cluster, a))
+    assert.notEqual(NodeFacts.of(cluster, a), NodeFacts.of(cluster, b))
+    assert.notEqual(NodeFacts.of(emptyClusterSnapshot('now'), a), NodeFacts.of(cluster, a))
+    assert.notEqual(new RunFacts(cluster).forNode(a), NodeFacts.of(cluster, a), 'a run parses for itself')
+  })
+
   it('leaves no module-level memo in core/checks: the facts are the only cache', () => {
     const files = (dir: string): string[] => readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? files(join(dir, e)) : e.endsWith('.ts') ? [join(dir, e)] : []))
     const offenders = files(join(REPO_ROOT, 'src', 'core', 'checks')).filter((f) => /^(const|let|var)\s+\w+\s*(:[^=]+)?=\s*new\s+(Weak)?Map\b/m.test(readFileSync(f, 'utf8')))
