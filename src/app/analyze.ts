@@ -14,7 +14,7 @@ export interface AnalyzeOptions {
 /** Runs every applicable check over the snapshots; collection errors from the snapshots are carried into the report. */
 export function analyzeSnapshots(cluster: ClusterSnapshot, nodes: readonly NodeSnapshot[], options: AnalyzeOptions): Report {
   const run = runChecks(options.checks ?? CHECKS, cluster, nodes, {areas: options.areas})
-  const collectionErrors: CollectionError[] = [...cluster.errors, ...nodes.flatMap((n) => n.errors), ...run.errors]
+  const collectionErrors: CollectionError[] = [...cluster.errors.map(asReported), ...nodes.flatMap((n) => n.errors), ...run.errors]
   return buildReport({
     metadata: options.metadata,
     nodes: nodes.map((n) => (n.durationMs === undefined ? {name: n.node} : {name: n.node, durationMs: n.durationMs})),
@@ -22,4 +22,11 @@ export function analyzeSnapshots(cluster: ClusterSnapshot, nodes: readonly NodeS
     findings: run.findings,
     collectionErrors,
   })
+}
+
+/** A cluster read error as reports carry it: its `source` already names the read, so the typed fields stay in the snapshot. */
+function asReported(e: CollectionError): CollectionError {
+  if (e.resource === undefined && e.verb === undefined) return e
+  const {resource: _resource, verb: _verb, ...rest} = e
+  return rest
 }

@@ -5,7 +5,7 @@ import pLimit from 'p-limit'
 import type {CollectionError} from '../core/model/report.js'
 import {type ClusterSnapshot, emptyClusterSnapshot} from '../core/model/snapshot.js'
 import {type KubeObject, type Node, type Pod, objectKey} from '../core/model/k8s.js'
-import {type CalicoResource, ClusterAccessError, type ClusterReader, describeRequest} from '../ports/cluster.js'
+import {type ApiRequest, type CalicoResource, ClusterAccessError, type ClusterReader, describeRequest} from '../ports/cluster.js'
 
 export interface ReadClusterOptions {
   /** Nodes under examination; absent means every node. Their configz, pods and kube-proxy logs are read. */
@@ -47,7 +47,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
         limit.clearQueue() // the run is over: start nothing more
         throw err
       }
-      const e: CollectionError = {source: err.request ? describeRequest(err.request) : fallbackSource, message: err.message}
+      const e: CollectionError = {source: err.request ? describeRequest(err.request) : fallbackSource, message: err.message, ...readOf(err.request, fallbackSource)}
       if (node !== undefined) e.node = node
       slot.push(e)
       return undefined
@@ -114,7 +114,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   const nodeSlots: CollectionError[] = []
   const present = new Set(snap.nodes.map((n) => n.metadata.name))
   const targets = wanted ?? [...present].sort()
-  for (const name of missing) nodeSlots.push({node: name, source: `get nodes ${name}`, message: `nodes "${name}" not found`})
+  for (const name of missing) nodeSlots.push({node: name, source: `get nodes ${name}`, message: `nodes "${name}" not found`, resource: 'nodes', verb: 'get'})
   const kubeProxyPods = snap.pods.filter((p) => p.metadata.namespace === KUBE_SYSTEM && isKubeProxyPod(p) && targets.includes(p.spec?.nodeName ?? ''))
   const [configz, logs] = await Promise.all([
     Promise.all(targets.filter((n) => present.has(n)).map(async (n) => [n, await attempt('get nodes/proxy', () => reader.getNodeConfigz(n), n)] as const)),
@@ -152,4 +152,11 @@ function dedupe<T extends KubeObject>(items: T[]): T[] {
   const seen = new Map<string, T>()
   for (const i of items) if (!seen.has(objectKey(i))) seen.set(objectKey(i), i)
   return [...seen.values()]
+}
+
+/** The typed resource and verb of a failed read (`endpointslices`, `nodes/proxy`), so checks need not parse `source`. */
+function readOf(r: ApiRequest | undefined, fallback: string): Pick<CollectionError, 'resource' | 'verb'> {
+  const verb = r ? r.verb : fallback.split(' ')[0]
+  const resource = r ? (r.resource === '' ? undefined : `${r.resource}${r.subresource ? `/${r.subresource}` : ''}`) : fallback.split(' ')[1]?.split('.')[0]
+  return (verb === 'list' || verb === 'get') && resource ? {resource, verb} : {}
 }

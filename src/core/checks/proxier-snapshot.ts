@@ -1,33 +1,43 @@
 // What the iptables, IPVS and nftables diffs share when they run over snapshots: the cluster's objects in the
-// proxier's shape, the kube-proxy configuration from the ConfigMap, the mode kube-proxy actually runs, one diff per
-// node for all of an area's checks, and a check's outcome from it.
-import {parse as parseYaml} from 'yaml'
-import type {Finding} from '../model/report.js'
+// proxier's shape, the kube-proxy configuration (the facts' one schema-aware parse of the ConfigMap), the mode
+// kube-proxy actually runs, one diff per node for all of an area's checks (kept on the node's facts), and a check's
+// outcome from the diff's finding drafts.
+import type {FactKey, NodeFacts} from '../facts/node-facts.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
 import type {LoadedObjects} from '../proxier/objects.js'
 import {kubeProxyConfigText} from '../proxier/render-input.js'
-import type {CheckContext, CheckOutcome} from './types.js'
+import type {CheckContext, CheckOutcome, FindingDraft} from './types.js'
+import {factsOf} from './types.js'
 
 export function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
   const {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets} = cluster
   return {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets, other: []}
 }
 
+export type ProxierConfig = {ok: true; config?: Record<string, unknown>} | {ok: false; reason: string}
+
+const INVALID = 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'
+
 /**
- * The KubeProxyConfiguration mapping from the kube-proxy ConfigMap (undefined when there is none, or it is not a
- * mapping); a reason instead when it is not YAML at all (the proxy-mode checks report that one).
+ * The KubeProxyConfiguration mapping the proxier renders with, from the node's facts (undefined when there is no
+ * ConfigMap holding one); a reason instead when it cannot be read (the proxy-mode checks report that one).
  */
-export function kubeProxyConfigOf(objects: LoadedObjects): {ok: true; config?: Record<string, unknown>} | {ok: false; reason: string} {
-  const text = kubeProxyConfigText(objects)
+export function proxierConfigOf(facts: NodeFacts): ProxierConfig {
+  const text = kubeProxyConfigText(objectsOf(facts.cluster))
   if (text === undefined) return {ok: true}
-  let parsed: unknown
-  try {
-    parsed = parseYaml(text)
-  } catch {
-    return {ok: false, reason: 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'}
+  const kp = facts.kubeProxyConfig
+  if (kp.file) {
+    const {apiVersion, kind} = kp.file
+    return {ok: true, config: {...(apiVersion === undefined ? {} : {apiVersion}), ...(kind === undefined ? {} : {kind}), ...kp.file.values}}
   }
-  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? {ok: true, config: parsed as Record<string, unknown>} : {ok: true}
+  // NOTE: an empty configuration is kube-proxy's defaults, as it always was here.
+  return text.trim() === '' ? {ok: true} : {ok: false, reason: INVALID}
+}
+
+/** The proxier configuration for a context (kept as the entry point callers outside the checks use). */
+export function kubeProxyConfigOf(ctx: CheckContext): ProxierConfig {
+  return proxierConfigOf(factsOf(ctx))
 }
 
 /** The node's running mode (its /proxyMode answer), else the configured one, else kube-proxy's default (iptables). */
@@ -38,36 +48,19 @@ export function effectiveProxyMode(node: NodeSnapshot, config: Record<string, un
 }
 
 /**
- * One diff per (cluster, node) snapshot pair, however many checks read it: the IPT, IPVS and NFT checks each take
- * their own ids from the same diff.
+ * One value per node however many checks read it (the IPT, IPVS and NFT checks each take their own ids from the
+ * same diff): kept on the context's facts, so it lives as long as the run.
  */
-export function memoPerNode<T>(compute: (cluster: ClusterSnapshot, node: NodeSnapshot) => T): (ctx: CheckContext) => T {
-  const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, T>>()
-  return (ctx) => {
-    let perNode = memo.get(ctx.cluster)
-    if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
-    if (!perNode.has(ctx.node)) perNode.set(ctx.node, compute(ctx.cluster, ctx.node))
-    return perNode.get(ctx.node)!
-  }
+export function perNode<T>(key: FactKey<T>, compute: (cluster: ClusterSnapshot, node: NodeSnapshot, facts: NodeFacts) => T): (ctx: CheckContext) => T {
+  return (ctx) => factsOf(ctx).derive(key, (f) => compute(f.cluster, f.node, f))
 }
 
-/**
- * A check's outcome for one id from a shared diff: skipped with the diff's reason, passed, or failed with that id's
- * findings (their own remedy kept when `keepRemedy`, else the catalog's applies).
- */
-export function outcomeForId(d: {ok: true; outcome: {findings: Finding[]}} | {ok: false; reason: string}, id: string, keepRemedy = false): CheckOutcome {
+/** A shared diff's finding drafts by check id, or why the diff does not apply. */
+export type DraftsById = {ok: true; drafts: ReadonlyMap<string, FindingDraft[]>} | {ok: false; reason: string}
+
+/** A check's outcome for one id from a shared diff: skipped with the diff's reason, passed, or failed with its drafts. */
+export function outcomeForId(d: DraftsById, id: string): CheckOutcome {
   if (!d.ok) return {status: 'skipped', reason: d.reason}
-  const findings = d.outcome.findings.filter((f) => f.id === id)
-  if (findings.length === 0) return {status: 'passed'}
-  return {
-    status: 'failed',
-    findings: findings.map((f) => ({
-      message: f.message,
-      subject: f.subject,
-      evidence: f.evidence,
-      severity: f.severity,
-      ...(keepRemedy ? {remedy: f.remedy} : {}),
-      ...(f.group ? {group: f.group} : {}),
-    })),
-  }
+  const drafts = d.drafts.get(id) ?? []
+  return drafts.length === 0 ? {status: 'passed'} : {status: 'failed', findings: drafts}
 }

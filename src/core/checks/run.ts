@@ -1,4 +1,7 @@
-// Runs checks over snapshots. Pure: same snapshots, same results.
+// Runs checks over snapshots. Pure: same snapshots, same results. Parses each node once (core/facts) and hands the
+// facts to every check; skips a check whose inputs are missing or that does not apply to the node.
+import {type NodeFacts, RunFacts} from '../facts/node-facts.js'
+import type {Applicability} from '../facts/types.js'
 import type {Area, CheckResult, CollectionError, Finding} from '../model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
@@ -25,9 +28,15 @@ const CLUSTER_RESOURCES: Partial<Record<keyof ClusterSnapshot, string>> = {
   kubeProxyLogs: 'pods/log',
 }
 
+/** Whether a collection error is a failed read of `resource`: its typed field, else (older bundles) its source text. */
+export function isFailedRead(e: CollectionError, resource: string): boolean {
+  if (e.resource !== undefined) return e.resource === resource && (e.verb === undefined || e.verb === 'list' || e.verb === 'get')
+  return new RegExp(`^(list|get) ${resource.replace('/', '\\/')}(\\.|\\s|$)`).test(e.source)
+}
+
 /**
  * Names of the required inputs that the snapshots lack. `cluster:<field>` inputs are missing when the field is
- * absent or its read failed (a collection error `list <resource>` / `get <resource>`); others are node artifacts.
+ * absent or its read failed (a collection error for its resource); others are node artifacts.
  */
 export function missingInputs(check: Check, cluster: ClusterSnapshot, node: NodeSnapshot): string[] {
   return check.spec.requires.filter((input) => {
@@ -36,22 +45,44 @@ export function missingInputs(check: Check, cluster: ClusterSnapshot, node: Node
       if (cluster[key] === undefined) return true
       const resource = CLUSTER_RESOURCES[key]
       if (resource === undefined) return false
-      const re = new RegExp(`^(list|get) ${resource.replace('/', '\\/')}(\\.|\\s|$)`)
-      return cluster.errors.some((e) => re.test(e.source) && (e.node === undefined || e.node === node.node))
+      return cluster.errors.some((e) => isFailedRead(e, resource) && (e.node === undefined || e.node === node.node))
     }
     return artifactText(node, input) === undefined
   })
+}
+
+/**
+ * Why the check does not apply to the node, or undefined when it does or cannot be decided (a fact the snapshots
+ * leave `unknown` never skips: the check runs and judges for itself).
+ */
+export function notApplicable(when: Applicability | undefined, facts: NodeFacts): string | undefined {
+  if (!when) return undefined
+  if (when.proxyMode) {
+    const mode = facts.proxyMode
+    if (mode !== 'unknown' && !when.proxyMode.includes(mode)) return `not applicable: kube-proxy runs in ${mode} mode, not ${when.proxyMode.join(' or ')}`
+  }
+  if (when.dataplane) {
+    const d = facts.dataplane
+    if (d !== 'unknown' && !when.dataplane.includes(d)) return `not applicable: the node's dataplane is ${d}, not ${when.dataplane.join(' or ')}`
+  }
+  if (when.layout) {
+    const l = facts.layout
+    if (l !== 'unknown' && !when.layout.includes(l)) return `not applicable: the node's network layout is ${l}, not ${when.layout.join(' or ')}`
+  }
+  return undefined
 }
 
 export function runChecks(
   checks: readonly Check[],
   cluster: ClusterSnapshot,
   nodes: readonly NodeSnapshot[],
-  options: {areas?: readonly Area[]} = {},
+  options: {areas?: readonly Area[]; facts?: RunFacts} = {},
 ): CheckRunOutput {
   const out: CheckRunOutput = {results: [], findings: [], errors: []}
   const selected = options.areas && options.areas.length > 0 ? checks.filter((c) => options.areas!.includes(c.spec.area)) : checks
+  const run = options.facts ?? new RunFacts(cluster)
   for (const node of nodes) {
+    const facts = run.forNode(node)
     for (const check of selected) {
       const base = {id: check.spec.id, node: node.node, area: check.spec.area}
       const missing = missingInputs(check, cluster, node)
@@ -60,7 +91,12 @@ export function runChecks(
         continue
       }
       try {
-        const outcome = check.run({cluster, node})
+        const skip = notApplicable(check.when, facts)
+        if (skip !== undefined) {
+          out.results.push({...base, status: 'skipped', reason: skip})
+          continue
+        }
+        const outcome = check.run({cluster, node, facts})
         if (outcome.status === 'failed' && outcome.findings.length > 0) {
           out.results.push({...base, status: 'failed'})
           out.findings.push(...toFindings(check.spec, node.node, outcome.findings))

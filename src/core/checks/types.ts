@@ -1,5 +1,7 @@
 // Checks: the catalog entry (data, shown by `checks` and `explain`) and the pure logic over snapshots.
 import type {Area, Finding, Severity, Subject} from '../model/report.js'
+import {NodeFacts} from '../facts/node-facts.js'
+import type {Applicability} from '../facts/types.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 
 /** A catalog entry. Ids are stable and never reused. */
@@ -37,12 +39,27 @@ export type CheckOutcome =
   | {status: 'skipped'; reason: string}
 
 export interface CheckContext {
+  /** The raw cluster objects. */
   cluster: ClusterSnapshot
+  /** The raw node artifacts (prefer ctx.facts for anything that needs parsing). */
   node: NodeSnapshot
+  /**
+   * The node's parsed artifacts and derived facts, shared by every check on the node in a run. The runner always
+   * supplies them; a caller outside the runner (a repair command evaluating a check) may leave them out: `factsOf`
+   * then uses the facts shared per snapshot pair outside runs (NodeFacts.of).
+   */
+  facts?: NodeFacts
+}
+
+/** The context's facts; for a context built outside the runner, the facts of its snapshot pair. */
+export function factsOf(ctx: CheckContext): NodeFacts {
+  return ctx.facts ?? NodeFacts.of(ctx.cluster, ctx.node)
 }
 
 export interface Check {
   spec: CheckSpec
+  /** When the check applies (proxy mode, dataplane, layout): the runner skips it elsewhere, saying why. */
+  when?: Applicability
   /** Pure: no I/O, no clock. Must not throw for any snapshot content; a throw is recorded as a bug. */
   run(ctx: CheckContext): CheckOutcome
 }

@@ -70,6 +70,10 @@ export interface CollectionError {
   /** What was being gathered: `ssh`, `iptables-save`, `list services`, ... */
   source: string
   message: string
+  /** For a failed API read: the resource (`services`, `nodes/proxy`, `pods/log`), so checks need not parse `source`. */
+  resource?: string
+  /** For a failed API read: `list` or `get`. */
+  verb?: 'list' | 'get'
   /** True when nothing at all could be collected from the node. */
   fatal?: boolean
 }

@@ -3,13 +3,15 @@
 import assert from 'node:assert/strict'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 import {describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../src/app/analyze.js'
 import {CATALOG, CHECKS, findCheck} from '../../../src/core/checks/registry.js'
+import type {CheckSpec} from '../../../src/core/checks/types.js'
 import {AREAS} from '../../../src/core/model/report.js'
 import {renderExplain} from '../../../src/render/catalog.js'
 import {readBundle} from '../../../src/transports/bundle/bundle.js'
-import {FIXTURES} from '../../support/golden.js'
+import {FIXTURES, REPO_ROOT} from '../../support/golden.js'
 
 interface Case {
   fire: string
@@ -46,7 +48,25 @@ describe('check catalog', () => {
       const text = renderExplain(c, {color: false})
       assert.ok(text.includes(c.remedy) && text.includes(c.why))
     }
-    assert.equal(CHECKS.length, CATALOG.length, 'every catalog entry has an implementation')
+  })
+
+  it('registers every check an area defines exactly once (a spec written but never wired is caught)', async () => {
+    // The catalog is derived from the registered checks, so compare with what the areas' modules define.
+    const root = join(REPO_ROOT, 'src', 'core', 'checks')
+    const defined = new Map<string, string>()
+    const isSpec = (v: unknown): v is CheckSpec =>
+      typeof v === 'object' && v !== null && typeof (v as CheckSpec).id === 'string' && /^[A-Z]+-\d{3}$/.test((v as CheckSpec).id) && Array.isArray((v as CheckSpec).requires)
+    for (const area of readdirSync(root, {withFileTypes: true}).filter((e) => e.isDirectory()).map((e) => e.name)) {
+      for (const file of readdirSync(join(root, area)).filter((f) => f.endsWith('.ts'))) {
+        const mod = (await import(pathToFileURL(join(root, area, file)).href)) as Record<string, unknown>
+        for (const value of Object.values(mod)) for (const spec of Array.isArray(value) ? value : [value]) if (isSpec(spec)) defined.set(spec.id, `${area}/${file}`)
+      }
+    }
+    assert.ok(defined.size >= 50, `found the areas' specs (${defined.size})`)
+    const registered = CHECKS.map((c) => c.spec.id)
+    assert.equal(new Set(registered).size, registered.length, 'no check is registered twice')
+    assert.deepEqual([...defined.keys()].filter((id) => !registered.includes(id)), [], 'defined but not registered')
+    assert.deepEqual(registered.filter((id) => !defined.has(id)), [], 'registered but defined outside an area\'s modules')
   })
 
   const cases = loadCases()

@@ -80,7 +80,7 @@ describe('readClusterSnapshot', () => {
     })
     const snap = await readClusterSnapshot(reader, {now: NOW})
     assert.deepEqual(snap.errors, [
-      {source: 'list endpointslices.discovery.k8s.io', message: 'cannot reach the API server at https://192.168.0.1:6443: no response within 5s (--request-timeout)'},
+      {source: 'list endpointslices.discovery.k8s.io', message: 'cannot reach the API server at https://192.168.0.1:6443: no response within 5s (--request-timeout)', resource: 'endpointslices', verb: 'list'},
     ])
     assert.equal(snap.services.length, 3)
     assert.equal(snap.endpointSlices.length, 0)
@@ -122,6 +122,7 @@ describe('readClusterSnapshot', () => {
     const slow = await readClusterSnapshot(new MemoryReader(sampleCluster(), failures, {listDaemonSets: 30, listServices: 0}), {now: NOW, nodeNames: ['node-a']})
     assert.deepEqual(fast.errors, slow.errors)
     assert.deepEqual(fast.errors.map((e) => e.source), ['list services', 'list daemonsets.apps -n kube-system', 'get nodes/proxy node-a'])
+    assert.deepEqual(fast.errors.map((e) => [e.resource, e.verb]), [['services', 'list'], ['daemonsets', 'list'], ['nodes/proxy', 'get']], 'typed, for the check runner')
     assert.equal(fast.errors[2]!.node, 'node-a')
   })
 

@@ -3,12 +3,13 @@
 // (pkg/proxy/conntrack/cleanup.go) would. UDP has no connection end, so such an entry lives as long as packets keep
 // coming (DNS clients retrying every few seconds keep it alive forever); kube-proxy deletes them when an endpoint
 // goes away, and a miss blackholes that client's traffic.
+import {NodeFacts} from '../../facts/node-facts.js'
 import type {EndpointSlice, Service} from '../../model/k8s.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
-import {artifactText} from '../../model/snapshot.js'
-import {type ConntrackEntry, isDestinationNatted, parseConntrack} from '../../parse/conntrack.js'
-import {KUBE_IPVS_DEVICE, parseLinks} from '../../parse/links.js'
+import {type ConntrackEntry, isDestinationNatted} from '../../parse/conntrack.js'
+import {KUBE_IPVS_DEVICE} from '../../parse/links.js'
 import type {Check, CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
+import {factsOf} from '../types.js'
 
 export const CT_STALE_UDP: CheckSpec = {
   id: 'CT-001',
@@ -73,19 +74,14 @@ function udpFrontends(cluster: ClusterSnapshot): {byAddress: Map<string, Fronten
  * The node's own addresses, where its NodePorts are reached: the Node's InternalIP/ExternalIP and, when collected,
  * every interface address but kube-ipvs0's Service VIPs.
  */
-export function nodeAddresses(cluster: ClusterSnapshot, node: NodeSnapshot): Set<string> {
+export function nodeAddresses(cluster: ClusterSnapshot, node: NodeSnapshot, facts: NodeFacts = NodeFacts.of(cluster, node)): Set<string> {
   const out = new Set<string>()
   for (const a of cluster.nodes.find((n) => n.metadata.name === node.node)?.status?.addresses ?? []) {
     if (a.type === 'InternalIP' || a.type === 'ExternalIP') out.add(a.address)
   }
-  const text = artifactText(node, 'ip-addr')
-  if (text !== undefined && text.trim() !== '') {
-    try {
-      for (const i of parseLinks(text).interfaces) if (i.name !== KUBE_IPVS_DEVICE) for (const a of i.addresses) out.add(a.local)
-    } catch {
-      // NOTE: an unreadable listing leaves the Node object's addresses, which carry NodePort traffic from outside.
-    }
-  }
+  // NOTE: an unreadable listing leaves the Node object's addresses, which carry NodePort traffic from outside.
+  const links = facts.text('ip-addr')?.trim() ? facts.links('ip-addr') : undefined
+  if (links?.ok) for (const i of links.value.interfaces) if (i.name !== KUBE_IPVS_DEVICE) for (const a of i.addresses) out.add(a.local)
   return out
 }
 
@@ -177,15 +173,11 @@ function draft(node: string, s: Stale): FindingDraft {
 }
 
 export function checkStaleUdp(ctx: CheckContext): CheckOutcome {
-  const text = artifactText(ctx.node, 'conntrack-udp')
-  if (text === undefined) return {status: 'skipped', reason: 'missing input: conntrack-udp'}
-  let entries: ConntrackEntry[]
-  try {
-    entries = parseConntrack(text)
-  } catch (err) {
-    return {status: 'skipped', reason: `the conntrack listing could not be parsed: ${(err as Error).message}`}
-  }
-  const stale = staleUdpEntries(ctx.cluster, entries, nodeAddresses(ctx.cluster, ctx.node))
+  const facts = factsOf(ctx)
+  const parsed = facts.conntrackUdp()
+  if (parsed === undefined) return {status: 'skipped', reason: 'missing input: conntrack-udp'}
+  if (!parsed.ok) return {status: 'skipped', reason: `the conntrack listing could not be parsed: ${parsed.error.message}`}
+  const stale = staleUdpEntries(ctx.cluster, parsed.value, nodeAddresses(ctx.cluster, ctx.node, facts))
   return stale.length > 0 ? {status: 'failed', findings: stale.map((s) => draft(ctx.node.node, s))} : {status: 'passed'}
 }
 

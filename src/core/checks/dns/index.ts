@@ -2,8 +2,10 @@
 // endpoints are judged (see endpoints.ts for why), except DNS-001, which every node reports: a kube-dns Service with
 // no ready endpoint breaks name resolution for each node's pods, and a single-node run must show it.
 import type {EndpointSlice, Pod, Service} from '../../model/k8s.js'
+import {factKey} from '../../facts/node-facts.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
 import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
+import {factsOf} from '../types.js'
 import {
   controllerSelector,
   controllerSlices,
@@ -103,32 +105,32 @@ function runPodUnhealthy({cluster, node}: CheckContext): CheckOutcome {
   return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }
 
-// Per snapshot: pod and slice indexes, and every Service's issues per node (DNS-003, EP-001 and EP-002 share them).
-interface Memo {
+// Per run: pod and slice indexes; per node: every Service's issues (DNS-003, EP-001 and EP-002 share them).
+interface EndpointIndex {
   pods: PodIndex
   slices: Map<string, EndpointSlice[]>
-  perNode: Map<string, EndpointIssue[]>
 }
-const memo = new WeakMap<ClusterSnapshot, Memo>()
+const ENDPOINT_INDEX = factKey<EndpointIndex>('endpoint index')
+const ENDPOINT_ISSUES = factKey<EndpointIssue[]>('endpoint issues')
 
-function issuesFor(cluster: ClusterSnapshot, node: string): EndpointIssue[] {
-  let m = memo.get(cluster)
-  if (!m) {
-    const slices = new Map<string, EndpointSlice[]>()
-    for (const s of cluster.endpointSlices) {
-      const svc = s.metadata.labels?.[SERVICE_NAME_LABEL]
-      if (svc === undefined) continue
-      const key = `${s.metadata.namespace ?? ''}/${svc}`
-      slices.set(key, [...(slices.get(key) ?? []), s])
-    }
-    memo.set(cluster, (m = {pods: indexPods(cluster.pods), slices, perNode: new Map()}))
+function endpointIndex(cluster: ClusterSnapshot): EndpointIndex {
+  const slices = new Map<string, EndpointSlice[]>()
+  for (const s of cluster.endpointSlices) {
+    const svc = s.metadata.labels?.[SERVICE_NAME_LABEL]
+    if (svc === undefined) continue
+    const key = `${s.metadata.namespace ?? ''}/${svc}`
+    slices.set(key, [...(slices.get(key) ?? []), s])
   }
-  const cached = m.perNode.get(node)
-  if (cached) return cached
-  const slicesFor = (svc: Service) => controllerSlices(m.slices.get(svcName(svc)) ?? [])
-  const issues = cluster.services.flatMap((svc) => serviceEndpointIssues(svc, slicesFor(svc), m.pods, node, cluster.collectedAt))
-  m.perNode.set(node, issues)
-  return issues
+  return {pods: indexPods(cluster.pods), slices}
+}
+
+function issuesFor(ctx: CheckContext): EndpointIssue[] {
+  const facts = factsOf(ctx)
+  return facts.derive(ENDPOINT_ISSUES, ({cluster, node}) => {
+    const m = facts.run.derive(ENDPOINT_INDEX, endpointIndex)
+    const slicesFor = (svc: Service) => controllerSlices(m.slices.get(svcName(svc)) ?? [])
+    return cluster.services.flatMap((svc) => serviceEndpointIssues(svc, slicesFor(svc), m.pods, node.node, cluster.collectedAt))
+  })
 }
 
 function isDns(cluster: ClusterSnapshot, svc: Service): boolean {
@@ -163,16 +165,16 @@ function outcome(findings: FindingDraft[]): CheckOutcome {
   return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }
 
-function runDnsMismatch({cluster, node}: CheckContext): CheckOutcome {
-  const svc = findDnsService(cluster)
+function runDnsMismatch(ctx: CheckContext): CheckOutcome {
+  const svc = findDnsService(ctx.cluster)
   if (!svc || !controllerSelector(svc)) return {status: 'skipped', reason: 'no kube-dns Service with a selector (DNS-001 reports a missing one)'}
-  const issues = issuesFor(cluster, node.node).filter((i) => svcName(i.service) === svcName(svc))
+  const issues = issuesFor(ctx).filter((i) => svcName(i.service) === svcName(svc))
   return outcome(issues.map((i) => (i.kind === 'stale' ? staleDraft(i, 'the DNS Service') : {...missingDraft(i, 'the DNS Service'), severity: 'error' as const})))
 }
 
 function runEndpoints(kind: EndpointIssue['kind']) {
-  return ({cluster, node}: CheckContext): CheckOutcome => {
-    const issues = issuesFor(cluster, node.node).filter((i) => i.kind === kind && !isDns(cluster, i.service))
+  return (ctx: CheckContext): CheckOutcome => {
+    const issues = issuesFor(ctx).filter((i) => i.kind === kind && !isDns(ctx.cluster, i.service))
     return outcome(issues.map((i) => (kind === 'stale' ? staleDraft(i, 'Service') : missingDraft(i, 'Service'))))
   }
 }

@@ -1,12 +1,14 @@
-// The iptables rule diff as checks: expected state from the proxier vs the node's dump → results and findings
-// for every IPT check, so a clean node shows each check as passed.
+// The iptables rule diff as checks: expected state from the proxier vs the node's dump → the differences, and
+// finding drafts per IPT check id (the checks' outcomes); `diffRulesetAgainstDump` also builds results and
+// findings for every IPT check (for `proxy diff`), so a clean node shows each check as passed.
 import {diffIptables, type IptablesDifference} from '../../diff/iptables.js'
 import {chainGroups, viewFromDump, viewFromSaved} from '../../diff/iptables-view.js'
 import type {CheckResult, Finding} from '../../model/report.js'
 import type {IptablesDump} from '../../parse/iptables-save.js'
 import type {IptablesRuleset} from '../../proxier/iptables/ruleset.js'
 import {savedState} from '../../proxier/iptables/save.js'
-import {toFindings} from '../types.js'
+import {resultsFor} from '../netfilter/drafts.js'
+import type {FindingDraft} from '../types.js'
 import {IPTABLES_DIFF_SPECS, iptablesFindings} from './specs.js'
 
 export interface IptablesDiffOutcome {
@@ -15,17 +17,15 @@ export interface IptablesDiffOutcome {
   findings: Finding[]
 }
 
-/** Diffs one family's expected ruleset against the node's parsed dump of the same family. */
-export function diffRulesetAgainstDump(ruleset: IptablesRuleset, dump: IptablesDump, node: string): IptablesDiffOutcome {
+/** The differences between one family's expected ruleset and the node's parsed dump of the same family. */
+export function iptablesDifferences(ruleset: IptablesRuleset, dump: IptablesDump): IptablesDifference[] {
   const {view, requiredJumps} = viewFromSaved(savedState(ruleset))
-  const differences = diffIptables(view, viewFromDump(dump), {chainGroups: chainGroups(ruleset), requiredJumps})
-  const byId = iptablesFindings(differences, ruleset.family)
-  const results: CheckResult[] = []
-  const findings: Finding[] = []
-  for (const spec of IPTABLES_DIFF_SPECS) {
-    const drafts = byId.get(spec.id) ?? []
-    results.push({id: spec.id, node, area: spec.area, status: drafts.length > 0 ? 'failed' : 'passed'})
-    findings.push(...toFindings(spec, node, drafts))
-  }
-  return {differences, results, findings}
+  return diffIptables(view, viewFromDump(dump), {chainGroups: chainGroups(ruleset), requiredJumps})
+}
+
+/** Diffs one family's expected ruleset against the node's parsed dump: differences, drafts by id, results, findings. */
+export function diffRulesetAgainstDump(ruleset: IptablesRuleset, dump: IptablesDump, node: string): IptablesDiffOutcome & {drafts: Map<string, FindingDraft[]>} {
+  const differences = iptablesDifferences(ruleset, dump)
+  const drafts = iptablesFindings(differences, ruleset.family)
+  return {differences, drafts, ...resultsFor(IPTABLES_DIFF_SPECS, node, drafts)}
 }

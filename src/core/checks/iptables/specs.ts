@@ -1,7 +1,10 @@
 // Catalog entries for the iptables rule diff (expected from the embedded proxier vs the node's iptables-save),
-// and the mapping from diff differences to findings.
+// and which check reports each kind of difference (the wording is the one netfilter mapper's).
 import type {IptablesDifference} from '../../diff/iptables.js'
+import {netfilterDrafts} from '../netfilter/mapper.js'
 import type {CheckSpec, FindingDraft} from '../types.js'
+
+export {ruleSummary} from '../netfilter/mapper.js'
 
 const RESTART_REMEDY =
   "Make kube-proxy do a full sync: restart the node's kube-proxy pod (`kubectl node-doctor fix kube-proxy NODE`, or " +
@@ -126,100 +129,15 @@ const SPEC_BY_KIND: Record<IptablesDifference['kind'], CheckSpec> = {
   'missing-builtin-jump': IPT_MISSING_BUILTIN_JUMP,
 }
 
-const MAX_EVIDENCE = 20
-
-function clip(lines: readonly string[]): string[] {
-  return lines.length <= MAX_EVIDENCE ? [...lines] : [...lines.slice(0, MAX_EVIDENCE), `... ${lines.length - MAX_EVIDENCE} more`]
-}
-
-/** A short human summary of a rule body: its comment and what it matches, e.g. `"ns/svc:p cluster IP" 10.96.0.1:80/tcp → KUBE-SVC-X`. */
-export function ruleSummary(rule: string): string {
-  const comment = /--comment (?:"((?:[^"\\]|\\.)*)"|(\S+))/.exec(rule)
-  const dst = /(?:^|\s)-d (\S+)/.exec(rule)?.[1]?.replace(/\/(32|128)$/, '')
-  const dport = /--dport (\d+)/.exec(rule)?.[1]
-  const proto = /(?:^|\s)-p (\S+)/.exec(rule)?.[1]
-  const target = /(?:^|\s)-[jg] (\S+)(?: --to-destination (\S+))?/.exec(rule)
-  const parts: string[] = []
-  if (comment) parts.push(`"${comment[1] ?? comment[2]}"`)
-  const match = [dst, dport ? `:${dport}` : '', proto && (dst || dport) ? `/${proto}` : ''].join('')
-  if (match) parts.push(match)
-  if (target) parts.push(`→ ${target[2] ?? target[1]}`)
-  return parts.join(' ')
-}
-
-function forGroup(group: string | undefined): string {
-  return group ? ` (${group})` : ''
+/** The IPT check that reports each kind of difference. */
+export function iptablesSpecFor(d: IptablesDifference): CheckSpec {
+  return SPEC_BY_KIND[d.kind]
 }
 
 /** Finding drafts per check id, for differences found on one node and IP family. */
 export function iptablesFindings(diffs: readonly IptablesDifference[], family: 'ipv4' | 'ipv6' = 'ipv4'): Map<string, FindingDraft[]> {
-  const byId = new Map<string, FindingDraft[]>()
-  const fam = family === 'ipv6' ? 'ip6tables ' : ''
-  for (const d of diffs) {
-    const spec = SPEC_BY_KIND[d.kind]
-    let draft: FindingDraft
-    switch (d.kind) {
-      case 'missing-chain':
-        draft = {
-          message: `chain ${d.chain}${forGroup(d.group)} is missing from the ${fam}${d.table} table`,
-          subject: {kind: 'chain', name: d.chain, in: d.table},
-          evidence: clip(d.expectedRules.map((r) => `expected: -A ${d.chain} ${r}`)),
-        }
-        break
-      case 'stale-chain':
-        draft = {
-          message: `stale chain ${d.chain}${forGroup(d.group)} in the ${fam}${d.table} table: no current Service port or endpoint needs it`,
-          subject: {kind: 'chain', name: d.chain, in: d.table},
-          evidence: clip(d.actualRules.map((r) => `actual: -A ${d.chain} ${r}`)),
-        }
-        break
-      case 'missing-rule':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table} lacks the rule ${ruleSummary(d.rule)}`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`expected: -A ${d.chain} ${d.rule}`],
-        }
-        break
-      case 'extra-rule':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table} has a rule kube-proxy would not write: ${ruleSummary(d.rule)}`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`actual: -A ${d.chain} ${d.rule}`],
-        }
-        break
-      case 'wrong-probability':
-        draft = {
-          message: `${d.chain}${forGroup(d.group)} picks an endpoint with the wrong probability`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.actual}`, in: d.table},
-          evidence: [`expected: -A ${d.chain} ${d.expected}`, `actual:   -A ${d.chain} ${d.actual}`],
-        }
-        break
-      case 'misordered':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table}${forGroup(d.group)}: ${d.detail}`,
-          subject: {kind: 'chain', name: d.chain, in: d.table},
-          evidence: clip(d.rules.map((r) => `actual: -A ${d.chain} ${r}`)),
-        }
-        break
-      case 'undefined-jump':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table} jumps to ${d.target}, which does not exist${forGroup(d.group)}`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`actual: -A ${d.chain} ${d.rule}`],
-        }
-        break
-      case 'missing-builtin-jump':
-        draft = {
-          message: `built-in chain ${d.chain} in ${fam}${d.table} lacks kube-proxy's jump`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`expected: -A ${d.chain} ${d.rule}`],
-        }
-        break
-    }
-    if ('group' in d && d.group !== undefined) draft.group = d.group
-    const list = byId.get(spec.id) ?? []
-    list.push(draft)
-    byId.set(spec.id, list)
-  }
-  return byId
+  return netfilterDrafts(
+    diffs.map((difference) => ({dataplane: 'iptables' as const, family, difference})),
+    iptablesSpecFor,
+  )
 }

@@ -2,19 +2,19 @@
 // objects → the IPVS proxier's expected state for this node; the node's ipvsadm, ip addr, ipset and iptables-save
 // → actual. Applies only where kube-proxy runs IPVS mode.
 import type {IpvsActual} from '../../diff/ipvs.js'
+import {factKey, NodeFacts} from '../../facts/node-facts.js'
+import type {Parsed} from '../../facts/types.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {artifactText} from '../../model/snapshot.js'
-import {parseIptablesSave} from '../../parse/iptables-save.js'
 import {type IpsetTable, parseIpset} from '../../parse/ipset.js'
 import {type IpvsTable, parseIpvsadm} from '../../parse/ipvsadm.js'
-import {type LinkTable, parseLinks} from '../../parse/links.js'
+import type {LinkTable} from '../../parse/links.js'
 import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../proxier/ipvs/config.js'
 import {generateIpvsState, type IpvsState} from '../../proxier/ipvs/generate.js'
 import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
-import {kubeProxyConfigOf, memoPerNode, objectsOf, outcomeForId} from '../proxier-snapshot.js'
+import {objectsOf, outcomeForId, perNode, proxierConfigOf} from '../proxier-snapshot.js'
 import {runtimeFacts} from '../iptables/live.js'
-import {proxyFacts} from '../proxy-mode/facts.js'
-import type {CheckContext, CheckOutcome} from '../types.js'
+import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {diffIpvsAgainstNode, type IpvsDiffOutcome} from './diff.js'
 
 /** The node artifacts the IPVS diff reads (collection plan ids). */
@@ -48,10 +48,12 @@ export function nodeAddressesFromLinks(links: LinkTable): string[] {
  * (`proxy render --mode ipvs NODE`) the node need not run IPVS mode and the compared artifacts may be missing: only
  * the runtime facts (node addresses, iptables version) are taken from what is there.
  */
-export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, options: {forRender?: boolean} = {}): IpvsLiveInput {
+export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, options: {forRender?: boolean; facts?: NodeFacts} = {}): IpvsLiveInput {
   const render = options.forRender === true
+  const nodeFacts = options.facts ?? NodeFacts.of(cluster, node)
   if (!render) {
-    const facts = proxyFacts({cluster, node})
+    // NOTE: the runner already skips on a known other mode (the IPVS checks' `when`); this serves direct callers.
+    const facts = nodeFacts.proxy
     const mode = facts.running?.mode ?? facts.configured?.mode
     if (mode !== 'ipvs') return {ok: false, reason: `not applicable: kube-proxy runs in ${mode ?? 'an unknown'} mode${mode === undefined ? '' : ', not ipvs'}`}
     const missing = IPVS_ARTIFACTS.filter((id) => artifactText(node, id) === undefined)
@@ -59,26 +61,23 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
   }
   const text = (id: (typeof IPVS_ARTIFACTS)[number]) => artifactText(node, id) ?? ''
   const actual: IpvsActual = {}
-  const parsed = <T>(id: string, f: () => T): T | undefined => {
-    if (render && artifactText(node, id) === undefined) return undefined
-    try {
-      return f()
-    } catch (err) {
-      const line = (err as {line?: number}).line
-      throw new Error(`the node's ${id} could not be parsed${line !== undefined ? ` (line ${line})` : ''}: ${(err as Error).message}`)
-    }
+  const parsed = <T>(id: string, p: Parsed<T> | undefined): T | undefined => {
+    if (p === undefined) return undefined
+    if (p.ok) return p.value
+    const line = p.problem.line
+    throw new Error(`the node's ${id} could not be parsed${line !== undefined ? ` (line ${line})` : ''}: ${p.error.message}`)
   }
   try {
-    const ipvs = parsed('ipvsadm', () => parseIpvsadmOrEmpty(text('ipvsadm')))
-    const links = parsed('ip-addr', () => parseLinks(text('ip-addr')))
-    const ipsets = parsed('ipset', () => parseIpsetOrEmpty(text('ipset')))
-    const iptables = parsed('iptables-save', () => parseIptablesSave(text('iptables-save'), {family: 'ipv4'}))
+    const ipvs = parsed('ipvsadm', nodeFacts.ipvsadm())
+    const links = parsed('ip-addr', nodeFacts.links('ip-addr'))
+    const ipsets = parsed('ipset', nodeFacts.ipset())
+    const iptables = parsed('iptables-save', nodeFacts.iptablesSave())
     Object.assign(actual, ipvs && {ipvs}, links && {links}, ipsets && {ipsets}, iptables && {iptables})
   } catch (err) {
     return {ok: false, reason: (err as Error).message}
   }
   const objects = objectsOf(cluster)
-  const cfg = kubeProxyConfigOf(objects)
+  const cfg = proxierConfigOf(nodeFacts)
   if (!cfg.ok) return cfg
   const config = cfg.config
   try {
@@ -86,7 +85,7 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
     const render = buildRenderInput(objects, {
       nodeName: node.node,
       ...(config ? {kubeProxyConfig: config} : {}),
-      facts: {...runtimeFacts(node, text('iptables-save')), ...(addrs.length > 0 ? {nodeInterfaceAddresses: addrs} : {}), family: 'ipv4'},
+      facts: {...runtimeFacts(node, text('iptables-save'), nodeFacts), ...(addrs.length > 0 ? {nodeInterfaceAddresses: addrs} : {}), family: 'ipv4'},
     })
     return {ok: true, render, ipvs: ipvsOptionsFromKubeProxyConfig(config), actual}
   } catch (err) {
@@ -94,19 +93,21 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
   }
 }
 
-export type IpvsLiveDiff = {ok: true; state: IpvsState; outcome: IpvsDiffOutcome} | {ok: false; reason: string}
+export type IpvsLiveDiff = {ok: true; state: IpvsState; outcome: IpvsDiffOutcome; drafts: ReadonlyMap<string, FindingDraft[]>} | {ok: false; reason: string}
 
-function compute(cluster: ClusterSnapshot, node: NodeSnapshot): IpvsLiveDiff {
-  const input = ipvsLiveInput(cluster, node)
+function compute(cluster: ClusterSnapshot, node: NodeSnapshot, facts: NodeFacts): IpvsLiveDiff {
+  const input = ipvsLiveInput(cluster, node, {facts})
   if (!input.ok) return input
   const state = generateIpvsState({...input.render.input, ipvs: input.ipvs})
-  return {ok: true, state, outcome: diffIpvsAgainstNode(state, input.actual, node.node, input.ipvs.excludeCIDRs)}
+  const {drafts, ...outcome} = diffIpvsAgainstNode(state, input.actual, node.node, input.ipvs.excludeCIDRs)
+  return {ok: true, state, outcome, drafts}
 }
 
-/** Memoised per (cluster, node) snapshot pair: the IPVS checks share one diff. */
-export const liveIpvsDiff: (ctx: CheckContext) => IpvsLiveDiff = memoPerNode(compute)
+/** One diff per node, kept on its facts: the IPVS checks share it. */
+export const liveIpvsDiff: (ctx: CheckContext) => IpvsLiveDiff = perNode(factKey<IpvsLiveDiff>('ipvs diff'), compute)
 
 /** A check's outcome for one IPVS id, from the shared diff. */
 export function ipvsOutcomeFor(id: string, ctx: CheckContext): CheckOutcome {
-  return outcomeForId(liveIpvsDiff(ctx), id, true)
+  const d = liveIpvsDiff(ctx)
+  return outcomeForId(d.ok ? {ok: true, drafts: d.drafts} : d, id)
 }

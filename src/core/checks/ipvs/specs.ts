@@ -1,11 +1,12 @@
 // Catalog entries for the IPVS-mode diff (expected state from the embedded IPVS proxier vs the node's ipvsadm,
-// kube-ipvs0 addresses, ipsets and iptables-save), and the mapping from diff differences to findings.
+// kube-ipvs0 addresses, ipsets and iptables-save), and which check reports each kind of difference (the wording is
+// the one netfilter mapper's).
 import type {IpvsDifference} from '../../diff/ipvs.js'
 import type {IPFamily} from '../../proxier/ip.js'
+import {NEVER_CLEANUP} from '../netfilter/drafts.js'
+import {netfilterDrafts} from '../netfilter/mapper.js'
 import type {CheckSpec, FindingDraft} from '../types.js'
 
-const NEVER_CLEANUP =
-  'Never run `kube-proxy --cleanup` or `ipvsadm -C` on a live IPVS node: they flush ALL virtual servers, the live ones and any other agent\'s (keepalived, kube-vip).'
 
 const RESTART_REMEDY =
   "Make kube-proxy do a full sync: restart the node's kube-proxy pod (`kubectl node-doctor fix kube-proxy NODE`, or " +
@@ -165,176 +166,15 @@ const SPEC_BY_KIND: Record<IpvsDifference['kind'], CheckSpec> = {
   'misordered-iptables-chain': IPVS_EXTRA_IPTABLES,
 }
 
-const MAX_EVIDENCE = 20
-
-function clip(lines: readonly string[]): string[] {
-  return lines.length <= MAX_EVIDENCE ? [...lines] : [...lines.slice(0, MAX_EVIDENCE), `... ${lines.length - MAX_EVIDENCE} more`]
+/** The IPVS check that reports each kind of difference. */
+export function ipvsSpecFor(d: IpvsDifference): CheckSpec {
+  return SPEC_BY_KIND[d.kind]
 }
-
-const SAVE_FLAG: Record<string, string> = {TCP: '-t', UDP: '-u', SCTP: '--sctp-service'}
-
-/** `TCP 10.96.0.1:443` → `-t 10.96.0.1:443` (the ipvsadm service option). */
-function svcOption(vs: string): string {
-  const [proto, addr] = vs.split(' ')
-  return `${SAVE_FLAG[proto ?? ''] ?? '-t'} ${addr ?? ''}`
-}
-
-const KIND_TEXT: Record<string, string> = {'cluster-ip': 'cluster IP', 'external-ip': 'external IP', 'load-balancer': 'load-balancer IP', 'node-port': 'NodePort'}
 
 /** Findings for each check id, from the diff's differences. */
 export function ipvsFindings(differences: readonly IpvsDifference[], family: IPFamily): Map<string, FindingDraft[]> {
-  const byId = new Map<string, FindingDraft[]>()
-  const fam = family === 'ipv6' ? 'IPv6 ' : ''
-  const len = family === 'ipv6' ? 128 : 32
-  for (const d of differences) {
-    const spec = SPEC_BY_KIND[d.kind]
-    let draft: FindingDraft
-    switch (d.kind) {
-      case 'missing-virtual-server':
-        draft = {
-          message: `${fam}virtual server ${d.vs} (${KIND_TEXT[d.expected.kind]} of ${d.group}) is missing`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: clip([`expected: -A ${svcOption(d.vs)} -s ${d.expected.scheduler}${d.expected.persistence !== undefined ? ` -p ${d.expected.persistence}` : ''}`, ...d.expected.realServers.map((rs) => `expected: -a ${svcOption(d.vs)} -r ${rs.address.includes(':') ? `[${rs.address}]` : rs.address}:${rs.port} -m -w ${rs.weight}`)]),
-        }
-        break
-      case 'stale-virtual-server':
-        draft = {
-          message: `stale ${fam}virtual server ${d.vs}: no current Service port needs it`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: clip([`actual: ${d.vs}`, ...d.realServers.map((rs) => `actual:   -> ${rs}`)]),
-        }
-        break
-      case 'missing-real-server':
-        draft = {
-          message: `virtual server ${d.vs} (${d.group}) lacks real server ${d.rs}`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: [`expected: -a ${svcOption(d.vs)} -r ${d.rs} -m -w 1`],
-        }
-        break
-      case 'extra-real-server':
-        draft = {
-          message:
-            d.weight === 0
-              ? `virtual server ${d.vs} still drains ${d.rs} (weight 0), which is no longer an endpoint`
-              : `virtual server ${d.vs}${d.group ? ` (${d.group})` : ''} sends traffic to ${d.rs}, which is not a current endpoint`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: [`actual: -a ${svcOption(d.vs)} -r ${d.rs}${d.weight !== undefined ? ` -w ${d.weight}` : ''}`],
-          ...(d.weight === 0 ? {severity: 'info' as const} : {}),
-        }
-        break
-      case 'wrong-weight':
-        draft = {
-          message:
-            d.actual === 0
-              ? `real server ${d.rs} of ${d.vs} (${d.group}) has weight 0 although the endpoint is ready: it gets no new connections`
-              : `real server ${d.rs} of ${d.vs} (${d.group}) has weight ${d.actual}, expected ${d.expected}${d.expected === 0 ? ' (the endpoint is terminating)' : ''}`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: [`expected: -a ${svcOption(d.vs)} -r ${d.rs} -m -w ${d.expected}`, `actual:   -a ${svcOption(d.vs)} -r ${d.rs} -w ${d.actual}`],
-        }
-        break
-      case 'wrong-scheduler':
-        draft = {
-          message: `virtual server ${d.vs} (${d.group}) uses scheduler ${d.actual}, kube-proxy is configured for ${d.expected}`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: [`expected: ${d.expected}`, `actual:   ${d.actual}`],
-        }
-        break
-      case 'wrong-persistence':
-        draft = {
-          message:
-            d.expected === undefined
-              ? `virtual server ${d.vs} (${d.group}) is persistent (${d.actual} s) but the Service has no ClientIP affinity`
-              : d.actual === undefined
-                ? `virtual server ${d.vs} (${d.group}) lacks persistence: the Service's ClientIP affinity (${d.expected} s) is not applied`
-                : `virtual server ${d.vs} (${d.group}) persists for ${d.actual} s, the Service's affinity timeout is ${d.expected} s`,
-          subject: {kind: 'virtual-server', name: d.vs},
-          evidence: [`expected: ${d.expected === undefined ? 'no persistence' : `persistent ${d.expected}`}`, `actual:   ${d.actual === undefined ? 'no persistence' : `persistent ${d.actual}`}`],
-        }
-        break
-      case 'missing-dummy-interface':
-        draft = {
-          message: `the kube-ipvs0 interface does not exist: none of the ${d.addresses.length} Service address(es) is local, so no virtual server is reached`,
-          subject: {kind: 'link', name: 'kube-ipvs0'},
-          evidence: clip(d.addresses.map((a) => `expected: ${a}/${len} dev kube-ipvs0`)),
-        }
-        break
-      case 'missing-address':
-        draft = {
-          message: `${d.address} is not bound to kube-ipvs0${d.group ? ` (${d.group})` : ''}`,
-          subject: {kind: 'address', name: d.address, in: 'kube-ipvs0'},
-          evidence: [`expected: ${d.address}/${len} dev kube-ipvs0`],
-        }
-        break
-      case 'stale-address':
-        draft = {
-          message: `kube-ipvs0 holds ${d.address}, which no Service uses`,
-          subject: {kind: 'address', name: d.address, in: 'kube-ipvs0'},
-          evidence: [`actual: ${d.address} dev kube-ipvs0`],
-          remedy: `Restart kube-proxy so it resyncs; if the address stays: \`ip addr del ${d.address}/${len} dev kube-ipvs0\`. ${NEVER_CLEANUP}`,
-        }
-        break
-      case 'missing-ipset':
-        draft = {
-          message: `ipset ${d.set} does not exist${d.entries.length > 0 ? ` (it should hold ${d.entries.length} entries)` : ''}`,
-          subject: {kind: 'ipset', name: d.set},
-          evidence: clip(d.entries.map((e) => `expected: add ${d.set} ${e}`)),
-        }
-        break
-      case 'missing-ipset-entry':
-        draft = {
-          message: `ipset ${d.set} lacks ${d.entry}${d.group ? ` (${d.group})` : ''}`,
-          subject: {kind: 'ipset', name: d.set},
-          evidence: [`expected: add ${d.set} ${d.entry}`],
-        }
-        break
-      case 'stale-ipset-entry':
-        draft = {
-          message: `ipset ${d.set} holds ${d.entry}, which no current Service port needs`,
-          subject: {kind: 'ipset', name: d.set},
-          evidence: [`actual: add ${d.set} ${d.entry}`],
-          remedy: `Restart kube-proxy so it resyncs; if the entry stays: \`ipset del ${d.set} ${d.entry}\`. ${NEVER_CLEANUP}`,
-        }
-        break
-      case 'missing-iptables-chain':
-        draft = {
-          message: `chain ${d.chain} is missing from the ${fam}${d.table} table`,
-          subject: {kind: 'chain', name: d.chain, in: d.table},
-          evidence: clip(d.expectedRules.map((r) => `expected: -A ${d.chain} ${r}`)),
-        }
-        break
-      case 'missing-iptables-rule':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table} lacks a rule IPVS mode writes`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`expected: -A ${d.chain} ${d.rule}`],
-        }
-        break
-      case 'missing-builtin-jump':
-        draft = {
-          message: `built-in chain ${d.chain} in ${fam}${d.table} lacks kube-proxy's jump`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`expected: -A ${d.chain} ${d.rule}`],
-        }
-        break
-      case 'extra-iptables-rule':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table} has a rule kube-proxy's IPVS mode would not write`,
-          subject: {kind: 'rule', name: `-A ${d.chain} ${d.rule}`, in: d.table},
-          evidence: [`actual: -A ${d.chain} ${d.rule}`],
-        }
-        break
-      case 'misordered-iptables-chain':
-        draft = {
-          message: `${d.chain} in ${fam}${d.table}: the rules are all present but in the wrong order`,
-          subject: {kind: 'chain', name: d.chain, in: d.table},
-          evidence: clip(d.rules.map((r) => `actual: -A ${d.chain} ${r}`)),
-        }
-        break
-    }
-    if ('group' in d && d.group !== undefined) draft.group = d.group
-    const list = byId.get(spec.id) ?? []
-    list.push(draft)
-    byId.set(spec.id, list)
-  }
-  return byId
+  return netfilterDrafts(
+    differences.map((difference) => ({dataplane: 'ipvs' as const, family, difference})),
+    ipvsSpecFor,
+  )
 }

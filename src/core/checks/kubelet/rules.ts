@@ -1,3 +1,4 @@
+// Over 500 lines: one short function per KUBELET check over the shared view; splitting would scatter their helpers.
 // The KUBELET checks' logic over one node's KubeletView. Every check judges values after defaulting for the
 // node's kubelet version; setting checks judge the running config (/configz) when it was read, else files + flags.
 import type {Service} from '../../model/k8s.js'

@@ -31,7 +31,9 @@ import {
 import {applyKubeletFlags, kubeletArgsFromEnvFiles, kubeletArgsFromUnit, type KubeletFlags, parseKubeletArgs, parseKubeletCommandLine} from '../../parse/kubelet-flags.js'
 import type {ArgToken} from '../../parse/pflag.js'
 import {parseSystemctlCat} from '../../parse/systemd-unit.js'
+import {factKey} from '../../facts/node-facts.js'
 import type {CheckContext} from '../types.js'
+import {factsOf} from '../types.js'
 
 export const KUBELET_CONFIG_PATH = '/var/lib/kubelet/config.yaml'
 export const KUBEADM_FLAGS_PATH = '/var/lib/kubelet/kubeadm-flags.env'
@@ -65,15 +67,11 @@ export interface KubeletView {
   intended: Loaded<KubeletConfig & {configMapName: string}>
 }
 
-const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, KubeletView>>()
+const KUBELET_VIEW = factKey<KubeletView>('kubelet view')
 
-/** Memoised per snapshot pair: every KUBELET check reads the same view. */
+/** Built once per node and kept on its facts: every KUBELET check reads the same view. */
 export function kubeletView(ctx: CheckContext): KubeletView {
-  let perNode = memo.get(ctx.cluster)
-  if (!perNode) memo.set(ctx.cluster, (perNode = new WeakMap()))
-  let v = perNode.get(ctx.node)
-  if (!v) perNode.set(ctx.node, (v = buildView(ctx.cluster, ctx.node)))
-  return v
+  return factsOf(ctx).derive(KUBELET_VIEW, (f) => buildView(f.cluster, f.node))
 }
 
 function errText(err: unknown): string {

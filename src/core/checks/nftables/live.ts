@@ -1,17 +1,17 @@
 // The nftables diff over snapshots (live `check` and offline `analyze`): cluster objects → the expected kube-proxy
 // tables for this node; the node's `nft list ruleset` → actual. Applies only when kube-proxy runs in nftables mode.
+import {factKey, NodeFacts} from '../../facts/node-facts.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
-import {artifactText} from '../../model/snapshot.js'
-import {type NftRuleset, findNftTable, parseNft} from '../../parse/nft.js'
+import {type NftRuleset, findNftTable} from '../../parse/nft.js'
 import {detectNodeIPs} from '../../proxier/config.js'
 import type {IPFamily} from '../../proxier/ip.js'
 import {generateNftables} from '../../proxier/nftables/generate.js'
 import {type NftablesRenderInput, nftablesRenderInput} from '../../proxier/nftables/options.js'
 import type {NftExpectedTable} from '../../proxier/nftables/table.js'
 import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
-import {effectiveProxyMode, kubeProxyConfigOf, memoPerNode, objectsOf, outcomeForId} from '../proxier-snapshot.js'
-import {addressesFromIpJson} from '../iptables/live.js'
-import type {CheckContext, CheckOutcome} from '../types.js'
+import {effectiveProxyMode, objectsOf, outcomeForId, perNode, proxierConfigOf} from '../proxier-snapshot.js'
+import {addressesFromFacts} from '../iptables/live.js'
+import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {type NftablesDiffOutcome, diffTablesAgainstListing} from './diff.js'
 
 export type LiveNftablesInput = {ok: true; inputs: NftablesRenderInput[]; listing: NftRuleset; render: RenderInput} | {ok: false; reason: string}
@@ -20,22 +20,23 @@ export type LiveNftablesInput = {ok: true; inputs: NftablesRenderInput[]; listin
  * The nftables proxier's inputs for a node from snapshots (the primary family, plus the other one when the node has
  * an address of it and the listing holds its table); a reason instead when the nftables diff does not apply.
  */
-export function liveNftablesInput(cluster: ClusterSnapshot, node: NodeSnapshot, opts: {anyMode?: boolean; listingOptional?: boolean} = {}): LiveNftablesInput {
+export function liveNftablesInput(
+  cluster: ClusterSnapshot,
+  node: NodeSnapshot,
+  opts: {anyMode?: boolean; listingOptional?: boolean; facts?: NodeFacts} = {},
+): LiveNftablesInput {
+  const facts = opts.facts ?? NodeFacts.of(cluster, node)
   const objects = objectsOf(cluster)
-  const cfg = kubeProxyConfigOf(objects)
+  const cfg = proxierConfigOf(facts)
   if (!cfg.ok) return cfg
   const config = cfg.config
   const mode = effectiveProxyMode(node, config)
   if (mode !== 'nftables' && !opts.anyMode) return {ok: false, reason: `not applicable: kube-proxy runs in ${mode} mode`}
-  const text = artifactText(node, 'nft-ruleset') ?? (opts.listingOptional ? '' : undefined)
-  if (text === undefined) return {ok: false, reason: 'missing input: nft-ruleset'}
-  let listing: NftRuleset
-  try {
-    listing = text.trim() === '' ? {format: 'text', tables: []} : parseNft(text)
-  } catch (err) {
-    return {ok: false, reason: `the node's nft ruleset could not be parsed: ${(err as Error).message}`}
-  }
-  const addrs = addressesFromIpJson(artifactText(node, 'ip-addr'))
+  const parsed = facts.nftRuleset() ?? (opts.listingOptional ? {ok: true as const, value: {format: 'text' as const, tables: []}} : undefined)
+  if (parsed === undefined) return {ok: false, reason: 'missing input: nft-ruleset'}
+  if (!parsed.ok) return {ok: false, reason: `the node's nft ruleset could not be parsed: ${parsed.error.message}`}
+  const listing: NftRuleset = parsed.value
+  const addrs = addressesFromFacts(facts)
   const nodeObj = cluster.nodes.find((n) => n.metadata.name === node.node)
   const detected = detectNodeIPs(nodeObj)
   const families: IPFamily[] = [detected.primaryFamily]
@@ -59,17 +60,19 @@ export function liveNftablesInput(cluster: ClusterSnapshot, node: NodeSnapshot, 
   }
 }
 
-export type LiveNftDiff = {ok: true; expected: NftExpectedTable[]; outcome: NftablesDiffOutcome} | {ok: false; reason: string}
+export type LiveNftDiff = {ok: true; expected: NftExpectedTable[]; outcome: NftablesDiffOutcome; drafts: ReadonlyMap<string, FindingDraft[]>} | {ok: false; reason: string}
 
-/** Memoised per (cluster, node) snapshot pair: the NFT checks share one diff. */
-export const liveNftablesDiff: (ctx: CheckContext) => LiveNftDiff = memoPerNode((cluster, node) => {
-  const input = liveNftablesInput(cluster, node)
+/** One diff per node, kept on its facts: the NFT checks share it. */
+export const liveNftablesDiff: (ctx: CheckContext) => LiveNftDiff = perNode(factKey<LiveNftDiff>('nftables diff'), (cluster, node, facts) => {
+  const input = liveNftablesInput(cluster, node, {facts})
   if (!input.ok) return input
   const expected = input.inputs.map((i) => generateNftables(i.input))
-  return {ok: true, expected, outcome: diffTablesAgainstListing(expected, input.listing, node.node)}
+  const {drafts, ...outcome} = diffTablesAgainstListing(expected, input.listing, node.node)
+  return {ok: true, expected, outcome, drafts}
 })
 
 /** A check's outcome for one NFT id, from the shared diff. */
 export function nftOutcomeFor(id: string, ctx: CheckContext): CheckOutcome {
-  return outcomeForId(liveNftablesDiff(ctx), id)
+  const d = liveNftablesDiff(ctx)
+  return outcomeForId(d.ok ? {ok: true, drafts: d.drafts} : d, id)
 }

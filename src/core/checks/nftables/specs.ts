@@ -1,6 +1,7 @@
 // Catalog entries for the nftables diff (expected `kube-proxy` table from the embedded proxier vs the node's nft
-// listing), and the mapping from diff differences to findings.
+// listing), and which check reports each kind of difference (the wording is the one netfilter mapper's).
 import type {NftDifference} from '../../diff/nftables.js'
+import {netfilterDrafts} from '../netfilter/mapper.js'
 import type {CheckSpec, FindingDraft} from '../types.js'
 
 const RESTART_REMEDY =
@@ -108,74 +109,15 @@ const SPEC_BY_KIND: Record<NftDifference['kind'], CheckSpec> = {
   definition: NFT_DEFINITION,
 }
 
-const MAX_EVIDENCE = 20
-
-function clip(lines: readonly string[]): string[] {
-  return lines.length <= MAX_EVIDENCE ? [...lines] : [...lines.slice(0, MAX_EVIDENCE), `... ${lines.length - MAX_EVIDENCE} more`]
-}
-
-function forGroup(group: string | undefined): string {
-  return group ? ` (${group})` : ''
+/** The NFT check that reports each kind of difference. */
+export function nftablesSpecFor(d: NftDifference): CheckSpec {
+  return SPEC_BY_KIND[d.kind]
 }
 
 /** Finding drafts per check id for the differences in one table (`ip kube-proxy` or `ip6 kube-proxy`). */
 export function nftablesFindings(diffs: readonly NftDifference[], table: string): Map<string, FindingDraft[]> {
-  const byId = new Map<string, FindingDraft[]>()
-  for (const d of diffs) {
-    let draft: FindingDraft
-    switch (d.kind) {
-      case 'missing-table':
-        draft = {message: `table ${d.table} does not exist although kube-proxy runs in nftables mode`, subject: {kind: 'table', name: d.table}, evidence: [`expected: table ${d.table}`]}
-        break
-      case 'missing-chain':
-        draft = {
-          message: `chain ${d.chain}${forGroup(d.group)} is missing from table ${table}`,
-          subject: {kind: 'chain', name: d.chain, in: table},
-          evidence: clip(d.expectedRules.map((r) => `expected: ${r}`)),
-        }
-        break
-      case 'stale-chain':
-        draft = {
-          message: `stale chain ${d.chain}${forGroup(d.group)} in table ${table}: no current Service port or endpoint needs it`,
-          subject: {kind: 'chain', name: d.chain, in: table},
-          evidence: clip(d.actualRules.map((r) => `actual: ${r}`)),
-        }
-        break
-      case 'missing-rule':
-        draft = {message: `chain ${d.chain} in ${table} lacks the rule \`${d.rule}\``, subject: {kind: 'rule', name: `${d.chain}: ${d.rule}`, in: table}, evidence: [`expected: ${d.rule}`]}
-        break
-      case 'extra-rule':
-        draft = {message: `chain ${d.chain} in ${table} has a rule kube-proxy would not write: \`${d.rule}\``, subject: {kind: 'rule', name: `${d.chain}: ${d.rule}`, in: table}, evidence: [`actual: ${d.rule}`]}
-        break
-      case 'misordered':
-        draft = {
-          message: `chain ${d.chain} in ${table}${forGroup(d.group)} has kube-proxy's rules in another order`,
-          subject: {kind: 'chain', name: d.chain, in: table},
-          evidence: clip([...d.expected.map((r) => `expected: ${r}`), ...d.actual.map((r) => `actual:   ${r}`)]),
-        }
-        break
-      case 'missing-element':
-        draft = {message: `${d.set} in ${table} lacks the element \`${d.element}\``, subject: {kind: 'element', name: d.element, in: `${table} ${d.set}`}, evidence: [`expected: ${d.element}`]}
-        break
-      case 'extra-element':
-        draft = {message: `${d.set} in ${table} holds an element kube-proxy would not write: \`${d.element}\``, subject: {kind: 'element', name: d.element, in: `${table} ${d.set}`}, evidence: [`actual: ${d.element}`]}
-        break
-      case 'wrong-element':
-        draft = {
-          message: `${d.set} in ${table} maps ${d.key} to \`${d.actual}\` instead of \`${d.expected}\``,
-          subject: {kind: 'element', name: d.key, in: `${table} ${d.set}`},
-          evidence: [`expected: ${d.key} : ${d.expected}`, `actual:   ${d.key} : ${d.actual}`],
-        }
-        break
-      case 'definition':
-        draft = {message: `${d.object} in ${table}: ${d.detail}`, subject: {kind: d.object.startsWith('chain ') ? 'chain' : 'set', name: d.object.replace(/^\S+ /, ''), in: table}, evidence: [`${d.object}: ${d.detail}`]}
-        break
-    }
-    if ('group' in d && d.group !== undefined) draft.group = d.group
-    const id = SPEC_BY_KIND[d.kind].id
-    const list = byId.get(id) ?? []
-    list.push(draft)
-    byId.set(id, list)
-  }
-  return byId
+  return netfilterDrafts(
+    diffs.map((difference) => ({dataplane: 'nftables' as const, table, difference})),
+    nftablesSpecFor,
+  )
 }

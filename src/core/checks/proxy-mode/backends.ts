@@ -1,35 +1,35 @@
 // PROXY-010: kube-proxy's chains in both iptables backends (iptables-legacy and iptables-nft), which the kernel
 // evaluates side by side (kube-proxy-iptables.md §9, §12).
 import {artifactText} from '../../model/snapshot.js'
-import {parseIptablesSave} from '../../parse/iptables-save.js'
+import type {NodeFacts} from '../../facts/node-facts.js'
 import type {CheckContext, CheckOutcome} from '../types.js'
+import {factsOf} from '../types.js'
 
 /** Chains the kubelet creates in the backend it uses; they may legitimately exist where kube-proxy does not run. */
 const KUBELET_CHAINS = new Set(['KUBE-IPTABLES-HINT', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL'])
-
-/** `table/CHAIN` for every kube-proxy chain in a save dump. */
-export function kubeProxyChains(text: string): string[] {
-  // An unused backend saves nothing at all.
-  if (text.trim() === '') return []
-  const dump = parseIptablesSave(text, {family: 'ipv4'})
-  return dump.tables.flatMap((t) => t.chains.filter((c) => c.name.startsWith('KUBE-') && !KUBELET_CHAINS.has(c.name)).map((c) => `${t.name}/${c.name}`))
-}
 
 function hasHint(text: string): boolean {
   return /^:KUBE-IPTABLES-HINT /m.test(text)
 }
 
+/** `table/CHAIN` for every kube-proxy chain in a backend's save dump (parsed once, by the facts); an error for one that cannot be parsed. */
+function chainsOf(facts: NodeFacts, id: 'iptables-legacy-save' | 'iptables-nft-save'): string[] | Error {
+  // An unused backend (or one not collected) saves nothing at all.
+  if ((facts.text(id) ?? '').trim() === '') return []
+  const dump = facts.iptablesSave(id)!
+  if (!dump.ok) return dump.error
+  return dump.value.tables.flatMap((t) => t.chains.filter((c) => c.name.startsWith('KUBE-') && !KUBELET_CHAINS.has(c.name)).map((c) => `${t.name}/${c.name}`))
+}
+
 export function checkDualBackend(ctx: CheckContext): CheckOutcome {
+  const facts = factsOf(ctx)
   const legacyText = artifactText(ctx.node, 'iptables-legacy-save') ?? ''
   const nftText = artifactText(ctx.node, 'iptables-nft-save') ?? ''
-  let legacy: string[]
-  let nft: string[]
-  try {
-    legacy = kubeProxyChains(legacyText)
-    nft = kubeProxyChains(nftText)
-  } catch (err) {
-    return {status: 'skipped', reason: `an iptables backend dump could not be parsed: ${(err as Error).message}`}
-  }
+  const unreadable = (err: Error): CheckOutcome => ({status: 'skipped', reason: `an iptables backend dump could not be parsed: ${err.message}`})
+  const legacy = chainsOf(facts, 'iptables-legacy-save')
+  if (legacy instanceof Error) return unreadable(legacy)
+  const nft = chainsOf(facts, 'iptables-nft-save')
+  if (nft instanceof Error) return unreadable(nft)
   if (legacy.length === 0 || nft.length === 0) return {status: 'passed'}
   // The host's backend: `iptables --version`, else where the kubelet left its hint, else where most chains are.
   const version = artifactText(ctx.node, 'iptables-version') ?? ''

@@ -1,8 +1,9 @@
 // PROXY-006..009: is kube-proxy on the node alive and actually programming rules?
 import {parseGoDuration} from '../../parse/component-config.js'
 import {artifactText} from '../../model/snapshot.js'
-import {kubeProxySyncMetrics, parsePrometheusText} from '../../parse/prom-metrics.js'
+import {kubeProxySyncMetrics} from '../../parse/prom-metrics.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
+import {factsOf} from '../types.js'
 import {kubeProxyDaemonSet, logLines, type ProxyFacts, proxyFacts} from './facts.js'
 
 /** Restarts from which a kube-proxy that is up again still gets a finding. */
@@ -115,13 +116,10 @@ export function checkHealthz(ctx: CheckContext): CheckOutcome {
 }
 
 function metricsOf(ctx: CheckContext): {ok: true; m: ReturnType<typeof kubeProxySyncMetrics>} | {ok: false; reason: string} {
-  const text = artifactText(ctx.node, 'kube-proxy-metrics')
-  if (text === undefined) return {ok: false, reason: 'missing input: kube-proxy-metrics'}
-  try {
-    return {ok: true, m: kubeProxySyncMetrics(parsePrometheusText(text))}
-  } catch (err) {
-    return {ok: false, reason: `kube-proxy's /metrics could not be parsed: ${(err as Error).message}`}
-  }
+  const parsed = factsOf(ctx).kubeProxyMetrics()
+  if (parsed === undefined) return {ok: false, reason: 'missing input: kube-proxy-metrics'}
+  if (!parsed.ok) return {ok: false, reason: `kube-proxy's /metrics could not be parsed: ${parsed.error.message}`}
+  return {ok: true, m: kubeProxySyncMetrics(parsed.value)}
 }
 
 const iso = (s: number | undefined) => (s === undefined ? 'never' : new Date(s * 1000).toISOString())

@@ -1,7 +1,7 @@
 // PROXY-001..005: configured mode vs running mode vs the dataplane each mode leaves on the node.
-import {artifactText} from '../../model/snapshot.js'
-import {KERNEL_MODULES_BY_MODE, missingKernelModules, parseKernelModules} from '../../parse/kernel-modules.js'
+import {KERNEL_MODULES_BY_MODE, missingKernelModules} from '../../parse/kernel-modules.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
+import {factsOf} from '../types.js'
 import {logLines, type ProxyFacts, proxyFacts} from './facts.js'
 
 /** The first release where IPVS mode is deprecated (node-state.md A.9). */
@@ -44,16 +44,13 @@ export function checkIpvsFallback(ctx: CheckContext): CheckOutcome {
   }
   const evidence = modeEvidence(f)
   const causes: string[] = []
-  const modulesText = artifactText(ctx.node, 'modules')
-  if (modulesText !== undefined) {
-    try {
-      const missing = missingKernelModules(parseKernelModules(modulesText), KERNEL_MODULES_BY_MODE.ipvs)
-      if (missing.length > 0) {
-        causes.push(`kernel modules not loaded: ${missing.join(', ')}`)
-        evidence.push(`/proc/modules lacks: ${missing.join(', ')}`)
-      }
-    } catch {
-      // An unreadable module list names no cause.
+  // An unreadable module list names no cause.
+  const modules = factsOf(ctx).kernelModules()
+  if (modules?.ok) {
+    const missing = missingKernelModules(modules.value, KERNEL_MODULES_BY_MODE.ipvs)
+    if (missing.length > 0) {
+      causes.push(`kernel modules not loaded: ${missing.join(', ')}`)
+      evidence.push(`/proc/modules lacks: ${missing.join(', ')}`)
     }
   }
   const ipset = ctx.node.artifacts['ipset']

@@ -1,11 +1,12 @@
 // The Calico route checks: one comparison per (snapshot, node), each check reporting its own kind of problem.
+import {factKey, type NodeFacts} from '../../facts/node-facts.js'
 import type {Pod} from '../../model/k8s.js'
-import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
-import {artifactText} from '../../model/snapshot.js'
-import {isCalicoWorkloadInterface, parseLinks} from '../../parse/links.js'
-import {parseRoutes, type Route, routeDevices} from '../../parse/routes.js'
+import type {ClusterSnapshot} from '../../model/snapshot.js'
+import {isCalicoWorkloadInterface} from '../../parse/links.js'
+import {type Route, routeDevices, type RouteTable} from '../../parse/routes.js'
 import {podHealthProblem, podIps} from '../dns/pods.js'
 import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
+import {factsOf} from '../types.js'
 import {checkBgpPeers} from './bgp.js'
 import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, NO_CALICO, ownerHint, readCalicoModel} from './calico.js'
 import {compareCalicoRoutes, formatForm, formatRoute, type RouteForm, type RouteProblem} from './compare.js'
@@ -27,49 +28,34 @@ type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]; blockRo
 // flannel for the blocks).
 const FOREIGN_BLOCK_ROUTERS = ['flannel.1', 'flannel-wg', 'flannel-v6.1']
 
-const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, Analysis>>()
+const ROUTE_ANALYSIS = factKey<Analysis>('calico route analysis')
 
-function analysis(cluster: ClusterSnapshot, node: NodeSnapshot): Analysis {
-  let perNode = memo.get(cluster)
-  if (!perNode) memo.set(cluster, (perNode = new WeakMap()))
-  let a = perNode.get(node)
-  if (!a) perNode.set(node, (a = analyze(cluster, node)))
-  return a
+/** Built once per node and kept on its facts: RT-001..006 share it. */
+function analysis(ctx: CheckContext): Analysis {
+  return factsOf(ctx).derive(ROUTE_ANALYSIS, analyze)
 }
 
-function mainRoutes(text: string): Route[] {
-  return parseRoutes(text).routes.filter((r) => r.table === 'main')
+function mainRoutes(table: RouteTable): Route[] {
+  return table.routes.filter((r) => r.table === 'main')
 }
 
-function analyze(cluster: ClusterSnapshot, node: NodeSnapshot): Analysis {
+function analyze(facts: NodeFacts): Analysis {
+  const {cluster, node} = facts
   if (!hasCalico(cluster)) return {ok: false, reason: NO_CALICO}
-  const text = artifactText(node, 'ip-route')
-  if (text === undefined) return {ok: false, reason: 'missing input: ip-route'}
+  const v4table = facts.routes('ip-route')
+  if (v4table === undefined) return {ok: false, reason: 'missing input: ip-route'}
   const routes: Partial<Record<Family, Route[]>> = {}
-  try {
-    const v4 = mainRoutes(text)
-    routes.inet = v4.filter((r) => r.family === 'inet')
-    if (v4.some((r) => r.family === 'inet6')) routes.inet6 = v4.filter((r) => r.family === 'inet6')
-  } catch (err) {
-    return {ok: false, reason: `cannot read the ip-route artifact: ${(err as Error).message}`}
-  }
-  const v6text = artifactText(node, 'ip6-route')
-  if (v6text !== undefined && v6text.trim() !== '') {
-    try {
-      routes.inet6 = [...(routes.inet6 ?? []), ...mainRoutes(v6text).filter((r) => r.family === 'inet6')]
-    } catch {
-      // NOTE: an unreadable IPv6 listing only leaves IPv6 unjudged; the IPv4 checks still stand.
-    }
-  }
+  if (!v4table.ok) return {ok: false, reason: `cannot read the ip-route artifact: ${v4table.error.message}`}
+  const v4 = mainRoutes(v4table.value)
+  routes.inet = v4.filter((r) => r.family === 'inet')
+  if (v4.some((r) => r.family === 'inet6')) routes.inet6 = v4.filter((r) => r.family === 'inet6')
+  // NOTE: an unreadable IPv6 listing only leaves IPv6 unjudged; the IPv4 checks still stand.
+  const v6table = facts.text('ip6-route')?.trim() ? facts.routes('ip6-route') : undefined
+  if (v6table?.ok) routes.inet6 = [...(routes.inet6 ?? []), ...mainRoutes(v6table.value).filter((r) => r.family === 'inet6')]
   const addressDevices = new Map<string, string>()
-  const addrText = artifactText(node, 'ip-addr')
-  if (addrText !== undefined) {
-    try {
-      for (const i of parseLinks(addrText).interfaces) for (const a of i.addresses) addressDevices.set(a.local, i.name)
-    } catch {
-      // Without interface addresses the uplink comes from the connected routes instead.
-    }
-  }
+  // Without interface addresses the uplink comes from the connected routes instead.
+  const links = facts.links('ip-addr')
+  if (links?.ok) for (const i of links.value.interfaces) for (const a of i.addresses) addressDevices.set(a.local, i.name)
   const devices = new Set([...(routes.inet ?? []), ...(routes.inet6 ?? [])].flatMap((r) => routeDevices(r)))
   const calicoDevice = [...devices].find((d) => d === 'tunl0' || d.startsWith('vxlan') || isCalicoWorkloadInterface(d))
   if (calicoDevice === undefined && !cluster.pods.some(isCalicoNodePod)) {
@@ -190,8 +176,9 @@ function draftsFor(problem: RouteProblem, cluster: ClusterSnapshot, model: Calic
 const BLOCK_IDS = new Set([RT_MISSING_BLOCK_ROUTE.id, RT_STALE_ROUTE.id, RT_WRONG_ROUTE.id, RT_MISSING_BLACKHOLE.id])
 
 function routeOutcome(id: string) {
-  return ({cluster, node}: CheckContext): CheckOutcome => {
-    const a = analysis(cluster, node)
+  return (ctx: CheckContext): CheckOutcome => {
+    const {cluster, node} = ctx
+    const a = analysis(ctx)
     if (!a.ok) return {status: 'skipped', reason: a.reason}
     if (BLOCK_IDS.has(id) && a.blockRoutingElsewhere !== undefined) return {status: 'skipped', reason: a.blockRoutingElsewhere}
     if (BLOCK_IDS.has(id) && a.model.blocks.length === 0)
