@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
+import {collectLive} from '../app/live/collect.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, kubeFlags, parseAreas, selectionFlags, transportFlags} from '../cli/flags.js'
-import {collectLive} from '../cli/live.js'
 import {SNAPSHOT_API_VERSION} from '../core/model/snapshot.js'
 import {ExitCode} from '../exit-codes.js'
-import {writeBundle} from '../transports/bundle/bundle.js'
+import {environment, writeBundle} from '../transports/connect.js'
 
 export default class Collect extends BaseCommand {
   static override summary = 'Save the cluster snapshot and each node snapshot as a bundle, for `analyze` or a bug report.'
@@ -26,7 +26,7 @@ export default class Collect extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Collect)
-    const live = await collectLive(argv as string[], flags, {areas: parseAreas(flags.only)})
+    const live = await collectLive(argv as string[], flags, environment(flags), {areas: parseAreas(flags.only)})
     await writeBundle(flags.out, {
       manifest: {
         apiVersion: SNAPSHOT_API_VERSION,

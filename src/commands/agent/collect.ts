@@ -5,7 +5,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {parseAreas, parseDuration} from '../../cli/flags.js'
 import {encodeAgentDocument} from '../../core/agent/document.js'
 import {UsageError} from '../../errors.js'
-import {LocalTransport} from '../../transports/local/local.js'
+import {localTransport} from '../../transports/connect.js'
 
 export default class AgentCollect extends BaseCommand {
   static override hidden = true
@@ -31,7 +31,7 @@ export default class AgentCollect extends BaseCommand {
     const node = flags.node ?? process.env.NODE_NAME
     if (!node) throw new UsageError('no node name', 'Pass --node NAME or set NODE_NAME.')
     const areas = parseAreas(flags.only)
-    const snapshot = await collectAgentSnapshot(new LocalTransport(node), {
+    const snapshot = await collectAgentSnapshot(localTransport(node), {
       ...(areas ? {areas} : {}),
       timeoutMs: parseDuration(flags.timeout, 'timeout'),
       now: () => new Date(),

@@ -1,10 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {applyConntrackFix, type ConntrackFixDeps, formatConntrackPlan, planConntrackFix} from '../../app/repair/conntrack.js'
+import {nodeRepairDeps, openRepairSession} from '../../app/fix/node-session.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, transportFlags} from '../../cli/flags.js'
-import {nodeRepairDeps, openRepairSession} from '../../cli/repair-session.js'
 import {UsageError} from '../../errors.js'
+import {environment} from '../../transports/connect.js'
 
 export default class FixConntrack extends BaseCommand {
   static override summary = "Delete a Service's stale UDP conntrack entries on a node (only those; never a flush)."
@@ -36,7 +37,7 @@ export default class FixConntrack extends BaseCommand {
     const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(flags.service)
     if (!m) throw new UsageError(`--service ${flags.service}: expected NAMESPACE/NAME`, 'For example --service kube-system/kube-dns.')
     const req = {node: args.node, namespace: m[1]!, name: m[3]!}
-    const session = await openRepairSession(args.node, flags, {
+    const session = await openRepairSession(args.node, flags, environment(flags), {
       what: `fix conntrack on node ${args.node}`,
       queries: [
         {verb: 'get', resource: 'nodes', name: args.node},

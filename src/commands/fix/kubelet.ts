@@ -2,11 +2,12 @@ import {Args, Flags} from '@oclif/core'
 import {applyKubeletFix, formatKubeletPlan, type KubeletFixDeps, planKubeletFix} from '../../app/repair/kubelet.js'
 import {parseSetArg} from '../../app/repair/kubelet-edit.js'
 import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedies.js'
+import {nodeRepairDeps, openRepairSession} from '../../app/fix/node-session.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'
-import {nodeRepairDeps, openRepairSession} from '../../cli/repair-session.js'
 import {UsageError} from '../../errors.js'
+import {environment} from '../../transports/connect.js'
 
 export default class FixKubelet extends BaseCommand {
   static override summary = "Change a kubelet setting on a node: validate, diff, back up, write atomically, restart, verify, roll back on failure."
@@ -46,7 +47,7 @@ export default class FixKubelet extends BaseCommand {
     }
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
-    const session = await openRepairSession(args.node, flags, {
+    const session = await openRepairSession(args.node, flags, environment(flags), {
       what: `fix the kubelet of node ${args.node}`,
       // get the Node: its Ready condition is how the restart is verified; --from-finding reads the Services too.
       queries: [{verb: 'get', resource: 'nodes', name: args.node}, ...(flags['from-finding'] !== undefined ? [{verb: 'list', resource: 'services'}] : [])],

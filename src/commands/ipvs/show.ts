@@ -1,10 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
+import {parseArtifact, readArtifact} from '../../app/live/node-artifact.js'
 import {parseIpvsadm} from '../../core/parse/ipvsadm.js'
 import {UsageError} from '../../errors.js'
 import {renderIpvsShow, type ShowFormat} from '../../render/ipvs-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class IpvsShow extends BaseCommand {
   static override summary = 'Show an IPVS table: virtual servers with their real servers, weights, scheduler and persistence.'
@@ -33,7 +34,7 @@ export default class IpvsShow extends BaseCommand {
     const {args, flags} = await this.parse(IpvsShow)
     const file = flags['from-file']
     if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).')
-    const artifact = await readArtifact('ipvsadm', file, file === undefined ? args.node : undefined, flags)
+    const artifact = await readArtifact('ipvsadm', file, file === undefined ? args.node : undefined, flags, environment(flags))
     const table = parseArtifact(artifact, parseIpvsadm)
     const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderIpvsShow(table, flags.output as ShowFormat, opts))

@@ -1,13 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 import {showKubeProxy} from '../../app/kube-proxy-show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {readInputFile} from '../../cli/input.js'
-import {ArtifactUnavailableError, liveShowFlags, readNodeArtifacts} from '../../cli/node-artifact.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
+import {ArtifactUnavailableError, readNodeArtifacts} from '../../app/live/node-artifact.js'
 import {isKubeProxyPod} from '../../app/read-cluster.js'
 import {UsageError} from '../../errors.js'
 import {renderKubeProxyShow} from '../../render/kube-proxy-show.js'
 import {SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class KubeProxyShow extends BaseCommand {
   static override summary = "Show kube-proxy's effective settings, with defaults marked, and the mode it really runs."
@@ -44,10 +44,10 @@ export default class KubeProxyShow extends BaseCommand {
     const {args, flags} = await this.parse(KubeProxyShow)
     const files = flags['from-file'] ?? []
     let texts: Array<{name: string; text: string}>
-    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
+    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: environment(flags).readInput(name)}))
     else if (args.node !== undefined) {
       // Live: the ConfigMap and the node's kube-proxy pod from the API; the running mode and metrics from the node.
-      const live = await readNodeArtifacts(args.node, ['proxy-mode', 'kube-proxy-metrics'], flags)
+      const live = await readNodeArtifacts(args.node, ['proxy-mode', 'kube-proxy-metrics'], flags, environment(flags))
       for (const m of live.missing) if (!flags.quiet) this.note(`note: ${args.node}: ${m}`)
       texts = []
       for (const name of ['kube-proxy', 'kube-proxy-config']) {

@@ -1,11 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {showKubelet} from '../../app/kubelet-show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {readInputFile} from '../../cli/input.js'
-import {ArtifactUnavailableError, liveShowFlags, readNodeArtifacts} from '../../cli/node-artifact.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
+import {ArtifactUnavailableError, readNodeArtifacts} from '../../app/live/node-artifact.js'
 import {UsageError} from '../../errors.js'
 import {renderKubeletShow, SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class KubeletShow extends BaseCommand {
   static override summary = "Show the kubelet's effective settings and where each one comes from."
@@ -43,10 +43,10 @@ export default class KubeletShow extends BaseCommand {
     const {args, flags} = await this.parse(KubeletShow)
     const files = flags['from-file'] ?? []
     let texts: Array<{name: string; text: string}>
-    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
+    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: environment(flags).readInput(name)}))
     else if (args.node !== undefined) {
       // Live: the node's files over the transport, and the running config through the API's nodes/proxy.
-      const live = await readNodeArtifacts(args.node, ['kubelet-config', 'kubelet-unit', 'kubeadm-flags'], flags)
+      const live = await readNodeArtifacts(args.node, ['kubelet-config', 'kubelet-unit', 'kubeadm-flags'], flags, environment(flags))
       texts = live.texts
       for (const m of live.missing) if (!flags.quiet) this.note(`note: ${args.node}: ${m}`)
       try {

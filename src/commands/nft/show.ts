@@ -1,11 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
+import {parseArtifact, readArtifact} from '../../app/live/node-artifact.js'
 import {parseNft} from '../../core/parse/nft.js'
 import {UsageError} from '../../errors.js'
 import type {ShowFormat} from '../../render/ipvs-show.js'
 import {renderNftShow} from '../../render/nft-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class NftShow extends BaseCommand {
   static override summary = 'Show an nftables ruleset: tables, chains with rule counts, sets/maps with element counts, kube-proxy services.'
@@ -33,7 +34,7 @@ export default class NftShow extends BaseCommand {
     const {args, flags} = await this.parse(NftShow)
     const file = flags['from-file']
     if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).')
-    const artifact = await readArtifact('nft-ruleset', file, file === undefined ? args.node : undefined, flags)
+    const artifact = await readArtifact('nft-ruleset', file, file === undefined ? args.node : undefined, flags, environment(flags))
     const ruleset = parseArtifact(artifact, parseNft)
     const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderNftShow(ruleset, flags.output as ShowFormat, opts))

@@ -5,7 +5,7 @@ import {before, describe, it} from 'node:test'
 import type {NodeSnapshot} from '../../../src/core/model/snapshot.js'
 import type {Bundle} from '../../../src/transports/bundle/bundle.js'
 import type {ServiceRef} from '../../../src/ui/model.js'
-import {diffLines, nodeServices, serviceDetail} from '../../../src/ui/service-detail.js'
+import {diffLines, nodeServices, serviceDetail} from '../../../src/app/dashboard/service-detail.js'
 import {exampleBundle} from './fixtures.js'
 
 describe('dashboard Service detail', () => {

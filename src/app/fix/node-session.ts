@@ -1,21 +1,19 @@
 // What every node `fix` command sets up before planning: the kubeconfig and API client, the Node, one transport
 // to it (SSH by default), the audit log and the actor, and stderr progress. close() releases the transport.
-import type {AuditActor} from '../core/model/audit.js'
-import type {Node} from '../core/model/k8s.js'
-import {checkRepairPermissions} from '../app/repair/pod-restart.js'
-import {UsageError} from '../errors.js'
-import type {AccessQuery} from '../ports/cluster.js'
-import type {AuditSink} from '../ports/audit.js'
-import type {NodeTransport} from '../ports/node-transport.js'
-import {KubeClusterClient} from '../transports/kube/client.js'
-import {type KubeAccess, loadKubeConfig} from '../transports/kube/kubeconfig.js'
-import {openAuditLog, repairActor} from './audit-log.js'
-import {parseDuration} from './flags.js'
-import {type LiveFlags, SINGLE_NODE_DEFAULTS, transportFactory} from './live.js'
+import type {AuditActor} from '../../core/model/audit.js'
+import type {Node} from '../../core/model/k8s.js'
+import {parseDuration} from '../../duration.js'
+import {UsageError} from '../../errors.js'
+import type {AccessQuery} from '../../ports/cluster.js'
+import type {AuditSink} from '../../ports/audit.js'
+import type {ApiAccess, ClusterApi, Environment} from '../../ports/environment.js'
+import type {NodeTransport} from '../../ports/node-transport.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS} from '../live/targets.js'
+import {checkRepairPermissions} from '../repair/pod-restart.js'
 
 export interface RepairSession {
-  access: KubeAccess
-  client: KubeClusterClient
+  access: ApiAccess
+  client: ClusterApi
   node: Node
   transport: NodeTransport
   audit: AuditSink
@@ -50,17 +48,17 @@ export type RepairSessionFlags = Partial<LiveFlags> & {'audit-log'?: string; qui
  * Looks the node up (UsageError when absent), checks with SelfSubjectAccessReviews that the repair may read what it
  * needs (a denial names every missing permission, exit 4, before anything is touched), then connects to the node.
  */
-export async function openRepairSession(nodeName: string, flags: RepairSessionFlags, permissions?: {what: string; queries: AccessQuery[]}): Promise<RepairSession> {
+export async function openRepairSession(nodeName: string, flags: RepairSessionFlags, env: Environment, permissions?: {what: string; queries: AccessQuery[]}): Promise<RepairSession> {
   const full: LiveFlags = {...SINGLE_NODE_DEFAULTS, 'node-timeout': '0', ...flags}
   const timeoutMs = parseDuration(full.timeout, 'timeout')
-  const access = loadKubeConfig(full)
-  const client = new KubeClusterClient(access)
+  const connection = env.cluster()
+  const {access, api: client} = connection
   const node = await client.getNode(nodeName)
   if (!node) throw new UsageError(`nodes "${nodeName}" not found`, "List nodes with 'kubectl get nodes'.")
   if (permissions) await checkRepairPermissions(client, permissions.queries, permissions.what)
-  const warn = (m: string) => void process.stderr.write(`${m}\n`)
-  const progress = (m: string) => void (flags.quiet ? undefined : process.stderr.write(`${m}\n`))
-  const factory = transportFactory(full, warn, access)
+  const warn = (m: string) => void env.stderr.write(`${m}\n`)
+  const progress = (m: string) => void (flags.quiet ? undefined : env.stderr.write(`${m}\n`))
+  const factory = env.nodes(connection, warn)
   let transport: NodeTransport
   try {
     transport = await factory.connect(node)
@@ -73,8 +71,8 @@ export async function openRepairSession(nodeName: string, flags: RepairSessionFl
     client,
     node,
     transport,
-    audit: openAuditLog(flags['audit-log']),
-    who: repairActor(access),
+    audit: env.auditLog(flags['audit-log']),
+    who: env.actor(access),
     timeoutMs,
     sudo: Boolean(full.sudo),
     progress,
