@@ -1,9 +1,7 @@
 import {Args, Flags} from '@oclif/core'
+import {showNft} from '../../app/show.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags, liveShowFlags} from '../../cli/flags.js'
-import {parseArtifact, readArtifact} from '../../app/live/node-artifact.js'
-import {parseNft} from '../../core/parse/nft.js'
-import {UsageError} from '../../errors.js'
 import type {ShowFormat} from '../../render/ipvs-show.js'
 import {renderNftShow} from '../../render/nft-show.js'
 import {environment} from '../../transports/connect.js'
@@ -32,11 +30,8 @@ export default class NftShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(NftShow)
-    const file = flags['from-file']
-    if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).')
-    const artifact = await readArtifact('nft-ruleset', file, file === undefined ? args.node : undefined, flags, environment(flags))
-    const ruleset = parseArtifact(artifact, parseNft)
-    const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
+    const {value: ruleset, source} = await showNft(args.node, flags['from-file'], flags, environment(flags))
+    const opts = {color: this.useColor(flags['no-color']), source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderNftShow(ruleset, flags.output as ShowFormat, opts))
   }
 }
