@@ -2,6 +2,7 @@
 // Commands stay thin: parse flags, call one app/core function, hand the result to a renderer.
 import {Command, Errors} from '@oclif/core'
 import type {Input, ParserOutput} from '@oclif/core/interfaces'
+import type {NodeRepairOutcome} from '../app/fix/node-session.js'
 import {type ParsedToken, recordedCommandLine} from './command-line.js'
 import {machineOutput} from './confirm.js'
 import {CATALOG} from '../core/checks/registry.js'
@@ -56,6 +57,14 @@ export abstract class BaseCommand extends Command {
     if (outcome.print?.when === 'always') this.printReport(outcome.print.report, flags.output, this.useColor(flags['no-color']))
     else if (outcome.print && machineOutput(flags.output)) this.printReport(outcome.print.report, flags.output, false)
     process.exitCode = outcome.exitCode
+  }
+
+  /** A node repair's end (fix kubelet, fix conntrack): the unchanged plan, or what was applied and where it is recorded. */
+  protected emitNodeRepair(node: string, outcome: NodeRepairOutcome, flags: {quiet?: boolean}): void {
+    if (outcome.status === 'unchanged') process.stdout.write(outcome.plan)
+    if (outcome.status !== 'applied') return
+    process.stdout.write(`${node}: applied: ${outcome.message}\n`)
+    if (!flags.quiet) this.note(`Recorded in the audit log ${outcome.auditLocation}${outcome.eventPosted ? ' and as an Event on the node' : ''}.`)
   }
 
   /** Writes a line to stderr (progress, notes). */

@@ -83,3 +83,40 @@ export async function openRepairSession(nodeName: string, flags: RepairSessionFl
     },
   }
 }
+
+/** How a node repair ended: nothing to change (the plan, to print), not confirmed, or applied. */
+export type NodeRepairOutcome = {status: 'unchanged'; plan: string} | {status: 'not-applied'} | {status: 'applied'; message: string; eventPosted: boolean; auditLocation: string}
+
+type Deps = ReturnType<typeof nodeRepairDeps>
+
+/**
+ * The flow of every node `fix` command: open the session (permissions checked first), prepare the audit log (unless
+ * --dry-run), plan, ask `confirm` with the plan's text when it changes something, apply, and close the session.
+ */
+export async function runNodeRepair<P>(
+  nodeName: string,
+  flags: RepairSessionFlags & {'dry-run'?: boolean},
+  env: Environment,
+  r: {
+    permissions: {what: string; queries: AccessQuery[]}
+    plan: (deps: Deps) => Promise<P>
+    changes: (plan: P) => boolean
+    format: (plan: P) => string
+    confirm: (planText: string) => Promise<'apply' | 'dry-run' | 'declined'>
+    apply: (deps: Deps, plan: P) => Promise<{message: string; eventPosted?: boolean}>
+  },
+): Promise<NodeRepairOutcome> {
+  const session = await openRepairSession(nodeName, flags, env, r.permissions)
+  try {
+    if (!flags['dry-run']) await session.audit.prepare()
+    const deps = nodeRepairDeps(session)
+    const plan = await r.plan(deps)
+    if (!r.changes(plan)) return {status: 'unchanged', plan: r.format(plan)}
+    const decision = await r.confirm(r.format(plan))
+    if (decision !== 'apply') return {status: 'not-applied'}
+    const result = await r.apply(deps, plan)
+    return {status: 'applied', message: result.message, eventPosted: Boolean(result.eventPosted), auditLocation: session.audit.location}
+  } finally {
+    await session.close()
+  }
+}
