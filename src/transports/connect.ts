@@ -60,7 +60,7 @@ export function environment(flags: ConnectFlags): Environment {
       kubeAccess.set(connection, access)
       return connection
     },
-    nodes: (cluster, warn) => nodeConnector(full, warn, kubeAccess.get(cluster) ?? loadKubeConfig(full)),
+    nodes: (cluster, warn) => nodeConnector(full, warn, () => kubeAccess.get(cluster) ?? loadKubeConfig(full)),
     agents: (cluster) => ({api: new KubeAgentApi(cluster.api as KubeClusterClient), runId: newRunId(), registerCleanup: registerInterruptCleanup}),
     readInput: readInputFile,
     readFile: (path) => readFileSync(path, 'utf8'),
@@ -96,7 +96,7 @@ export function repairActor(access: Pick<ApiAccess, 'context' | 'user'>): AuditA
 
 type NodeFlags = ConnectFlags & {via: string; 'address-type': string}
 
-function nodeConnector(flags: NodeFlags, warn: (message: string) => void, access: KubeAccess): NodeConnector {
+function nodeConnector(flags: NodeFlags, warn: (message: string) => void, access: () => KubeAccess): NodeConnector {
   switch (flags.via) {
     case 'local':
       return {kind: 'local', connect: async (node) => new LocalTransport(node.metadata.name), close: async () => {}}
@@ -130,7 +130,7 @@ function nodeConnector(flags: NodeFlags, warn: (message: string) => void, access
       }
     }
     case 'pod':
-      return debugPodConnector(flags, warn, access)
+      return debugPodConnector(flags, warn, access())
     default:
       throw new UsageError(`unknown --via ${flags.via}`, 'Use --via ssh, pod or local.')
   }
