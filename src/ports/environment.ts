@@ -53,6 +53,11 @@ export interface SnapshotBundle {
   nodes: NodeSnapshot[]
 }
 
+/** What `collect` writes (docs/bundle.md). */
+export interface NewBundle extends SnapshotBundle {
+  manifest: {apiVersion: string; kind: 'Bundle'; createdAt: string; tool: {name: string; version: string}; context?: string; nodes: string[]}
+}
+
 export interface Environment {
   /** Loads the kubeconfig (throws UsageError for a bad one) and returns the API client. */
   cluster(): ClusterConnection
@@ -64,6 +69,8 @@ export interface Environment {
   /** A file's text as is (UTF-8); the file system's error when it cannot be read. */
   readFile(path: string): string
   readBundle(path: string): Promise<SnapshotBundle>
+  /** Writes a bundle directory, or a .tgz when the path ends so. */
+  writeBundle(path: string, bundle: NewBundle): Promise<void>
   /** The audit log --audit-log (or NODE_DOCTOR_AUDIT_LOG, or the default location) names. */
   auditLog(flag: string | undefined): AuditSink
   /** Who is repairing: the local account and the kubeconfig identity. */

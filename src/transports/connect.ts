@@ -25,9 +25,8 @@ import {registerInterruptCleanup} from './pod/interrupt.js'
 import {resolveSshTarget} from './ssh/ssh-config.js'
 import {SshJumpPool, SshTransport} from './ssh/ssh.js'
 
-// What commands outside the live services use directly: bundles for `collect`, the debug-pod cleanup, the local
-// transport the agent container collects with, input files for the `show` views.
-export {writeBundle, cleanupDebugPods, type LeftoverPod, DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE, readInputFile}
+// What commands use directly: the debug-pod cleanup and input files (benchmarks).
+export {cleanupDebugPods, type LeftoverPod, DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE, readInputFile}
 export type {Bundle} from './bundle/bundle.js'
 
 /** The flags that say how to reach the API and the nodes (kubectl's client flags and the NODE ACCESS group). */
@@ -65,6 +64,7 @@ export function environment(flags: ConnectFlags): Environment {
     readInput: readInputFile,
     readFile: (path) => readFileSync(path, 'utf8'),
     readBundle,
+    writeBundle,
     auditLog: openAuditLog,
     actor: repairActor,
     backupSaver,

@@ -74,6 +74,10 @@ describe('architecture', () => {
     assert.deepEqual(violations('app', [/\/(cli|ui)\//]), [])
   })
 
+  it('app services write to no process stream: progress and notes go to the Environment they are given', () => {
+    assert.deepEqual(files(join(SRC, 'app')).filter((f) => /process\.(stdout|stderr|stdin)/.test(readFileSync(f, 'utf8'))).map((f) => relative(REPO_ROOT, f)), [])
+  })
+
   it('commands reach app services, cli helpers, core, ports, renderers, and the transports only through transports/connect.ts', () => {
     assert.deepEqual(violations('commands', [/^ssh2$/, /^@kubernetes\/client-node/, /\/transports\/(?!connect\.js$)/]), [])
     // The dashboard command loads the ink app (src/ui/run.tsx) and nothing else of src/ui.

@@ -74,7 +74,7 @@ export interface IpvsDiffFlagValues extends ProxierFlagValues {
 }
 
 /** `proxy diff --mode ipvs`: the Report of the IPVS checks for one node. */
-export async function diffIpvsReport(
+export async function diffIpvs(
   node: string | undefined,
   flags: IpvsDiffFlagValues & Partial<LiveFlags>,
   env: Environment,

@@ -112,7 +112,7 @@ export async function renderNftables(nodeArg: string | undefined, flags: Partial
 }
 
 /** `proxy diff --mode nftables (--nft FILE | NODE)`: the Report. */
-export async function diffNftablesCommand(
+export async function diffNftables(
   nodeArg: string | undefined,
   flags: Partial<LiveFlags> & ProxierFlagValues & {nft?: string},
   env: Environment,

@@ -6,9 +6,9 @@ import type {Environment} from '../../ports/environment.js'
 import type {LiveFlags} from '../live/targets.js'
 import type {ProxierFlagValues, ProxyIO, ProxyMeta} from './input.js'
 import {diffIptables, type IptablesFlagValues, renderIptables} from './iptables.js'
-import {diffIpvsReport, type IpvsDiffFlagValues, renderIpvs} from './ipvs.js'
+import {diffIpvs, type IpvsDiffFlagValues, renderIpvs} from './ipvs.js'
 import {checkProxierForm} from './live.js'
-import {diffNftablesCommand, renderNftables} from './nftables.js'
+import {diffNftables, renderNftables} from './nftables.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
 
@@ -31,9 +31,9 @@ export async function renderProxy(mode: ProxyMode, node: string | undefined, fla
 export async function diffProxy(mode: ProxyMode, node: string | undefined, flags: ProxyFlagValues, env: Environment, io: ProxyIO, meta: ProxyMeta): Promise<Report> {
   switch (mode) {
     case 'ipvs':
-      return diffIpvsReport(node, flags, env, io, meta)
+      return diffIpvs(node, flags, env, io, meta)
     case 'nftables':
-      return diffNftablesCommand(node, flags, env, io, meta)
+      return diffNftables(node, flags, env, io, meta)
     case 'iptables':
       return diffIptables(node, flags, env, io, meta)
   }
