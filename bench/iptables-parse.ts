@@ -4,7 +4,7 @@
 import {rmSync} from 'node:fs'
 import os, {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {readInputFile} from '../src/cli/input.js'
+import {readInputFile} from '../src/transports/connect.js'
 import {parseIptablesSave} from '../src/core/parse/iptables-save.js'
 import {analyzeServices} from '../src/core/iptables/services.js'
 import {writeIptablesSave} from './gen-iptables.js'

@@ -19,7 +19,9 @@ import {planFor} from '../src/core/collection/plan.js'
 import {shellJoin} from '../src/core/collection/shell.js'
 import type {KubeObject} from '../src/core/model/k8s.js'
 import type {Report} from '../src/core/model/report.js'
-import {collectLive, type LiveFlags} from '../src/cli/live.js'
+import {collectLive} from '../src/app/live/collect.js'
+import type {LiveFlags} from '../src/app/live/targets.js'
+import {type ConnectFlags, environment} from '../src/transports/connect.js'
 import {renderReport} from '../src/render/index.js'
 import {type FakeApiServer, startFakeApiServer} from '../test/support/fake-apiserver.js'
 import {endpointSlice, KUBE_PROXY_CONFIG, node, pod, service} from '../test/support/kube-objects.js'
@@ -90,8 +92,8 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ms: number; value: T}> {
 }
 
 /** What `check` does, in process: collectLive (cluster once, nodes over SSH) → analyzeSnapshots → render. */
-async function checkInProcess(names: string[], flags: LiveFlags): Promise<Report> {
-  const live = await collectLive(names, flags)
+async function checkInProcess(names: string[], flags: LiveFlags & ConnectFlags): Promise<Report> {
+  const live = await collectLive(names, flags, environment(flags))
   const report = analyzeSnapshots(live.cluster, live.nodes, {metadata: {generatedAt: new Date().toISOString(), tool: {name: 'node-doctor', version: 'bench'}, command: 'check', context: live.access.context}})
   renderReport(report, 'json', {color: false, catalog: CATALOG})
   return report
@@ -148,7 +150,7 @@ async function main(): Promise<void> {
     )
     api = await startFakeApiServer({objects: clusterObjects(NODES)})
     process.env.SSH_AUTH_SOCK = ''
-    const flags: LiveFlags = {
+    const flags: LiveFlags & ConnectFlags = {
       kubeconfig: api.kubeconfigPath,
       'request-timeout': '0',
       via: 'ssh',

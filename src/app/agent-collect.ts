@@ -1,5 +1,7 @@
 // The agent's side of `check --in-cluster`: collect this node's NodeSnapshot with the local transport, running only
 // what the agent's pod was given privileges for; what it cannot run is recorded with the reason.
+import {encodeAgentDocument} from '../core/agent/document.js'
+import {agentManifests, defaultAgentImage, manifestsYaml} from '../core/agent/manifests.js'
 import {agentPlan} from '../core/agent/privileges.js'
 import {commandLine} from '../core/collection/plan.js'
 import type {Area} from '../core/model/report.js'
@@ -21,4 +23,22 @@ export async function collectAgentSnapshot(transport: NodeTransport, options: Ag
     if (item.required) snapshot.errors.push({node: transport.node, source: item.id, message: reason})
   }
   return snapshot
+}
+
+/** `agent collect`: this node's snapshot as the framed, versioned document the CLI reads from the pod's log. */
+export async function agentDocument(transport: NodeTransport, options: AgentCollectOptions): Promise<{document: string; collectedAt: string}> {
+  const snapshot = await collectAgentSnapshot(transport, options)
+  return {document: encodeAgentDocument(snapshot), collectedAt: snapshot.collectedAt}
+}
+
+/** `agent manifests`: the objects `check --in-cluster` would create, as YAML (the default image is this version's). */
+export function agentManifestsText(o: {runId: string; image?: string | undefined; version: string; areas?: Area[] | undefined; nodeNames?: string[] | undefined; commandTimeoutMs: number}): string {
+  const {objects} = agentManifests({
+    runId: o.runId,
+    image: o.image ?? defaultAgentImage(o.version),
+    ...(o.areas ? {areas: o.areas} : {}),
+    ...(o.nodeNames ? {nodeNames: o.nodeNames} : {}),
+    commandTimeoutSeconds: Math.max(1, Math.ceil(o.commandTimeoutMs / 1000)),
+  })
+  return manifestsYaml(objects)
 }

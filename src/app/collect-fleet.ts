@@ -9,7 +9,7 @@ import {collectNode} from './collect-node.js'
 
 export type FleetEvent =
   | {type: 'node-start'; node: string}
-  | {type: 'node-done'; node: string; ok: boolean; durationMs: number; error?: string}
+  | {type: 'node-done'; node: string; ok: boolean; durationMs: number; error?: string; snapshot: NodeSnapshot}
 
 export interface CollectFleetOptions {
   plan: readonly PlanItem[]
@@ -25,6 +25,11 @@ export interface CollectFleetOptions {
   onEvent?: (e: FleetEvent) => void
   /** Recorded on snapshots of nodes that could not be reached. */
   transportKind: NodeSnapshot['transport']
+  /**
+   * Stops the run early (the dashboard was closed): nodes not started yet are skipped (left out of the result), the
+   * open transports are closed at once so slow nodes end now.
+   */
+  signal?: AbortSignal
 }
 
 function failedSnapshot(node: string, collectedAt: string, message: string, durationMs: number, transport: NodeSnapshot['transport']): NodeSnapshot {
@@ -40,11 +45,26 @@ function failedSnapshot(node: string, collectedAt: string, message: string, dura
   }
 }
 
+/** One snapshot per node, in the order given (without the nodes skipped once `signal` aborted). */
 export async function collectFleet(nodes: readonly Node[], options: CollectFleetOptions): Promise<NodeSnapshot[]> {
   const limit = pLimit(Math.max(1, options.concurrency))
-  return Promise.all(
+  const {signal} = options
+  const open = new Set<NodeTransport>()
+  const abort = () => {
+    for (const t of open) void t.close().catch(() => undefined)
+  }
+  signal?.addEventListener('abort', abort, {once: true})
+  const connect = async (node: Node): Promise<NodeTransport> => {
+    if (signal?.aborted) throw new Error('the run was stopped')
+    const t = await options.connect(node)
+    open.add(t)
+    if (signal?.aborted) void t.close()
+    return t
+  }
+  const snapshots = await Promise.all(
     nodes.map((node) =>
       limit(async () => {
+        if (signal?.aborted) return undefined
         const name = node.metadata.name
         const start = options.now()
         options.onEvent?.({type: 'node-start', node: name})
@@ -52,7 +72,7 @@ export async function collectFleet(nodes: readonly Node[], options: CollectFleet
         let timer: NodeJS.Timeout | undefined
         try {
           const work = (async () => {
-            transport = await options.connect(node)
+            transport = await connect(node)
             return collectNode(transport, {plan: options.plan, timeoutMs: options.timeoutMs, sudo: options.sudo, now: options.now, batch: true})
           })()
           const snap =
@@ -64,19 +84,22 @@ export async function collectFleet(nodes: readonly Node[], options: CollectFleet
                   }),
                 ])
               : await work
-          options.onEvent?.({type: 'node-done', node: name, ok: true, durationMs: snap.durationMs ?? 0})
+          options.onEvent?.({type: 'node-done', node: name, ok: true, durationMs: snap.durationMs ?? 0, snapshot: snap})
           return snap
         } catch (err) {
           const durationMs = options.now().getTime() - start.getTime()
           const hint = (err as {hint?: string}).hint
           const message = hint ? `${(err as Error).message}. ${hint}` : (err as Error).message
-          options.onEvent?.({type: 'node-done', node: name, ok: false, durationMs, error: message})
-          return failedSnapshot(name, start.toISOString(), message, durationMs, options.transportKind)
+          const snapshot = failedSnapshot(name, start.toISOString(), message, durationMs, options.transportKind)
+          options.onEvent?.({type: 'node-done', node: name, ok: false, durationMs, error: message, snapshot})
+          return snapshot
         } finally {
           if (timer) clearTimeout(timer)
+          if (transport) open.delete(transport)
           await transport?.close().catch(() => undefined)
         }
       }),
     ),
-  )
+  ).finally(() => signal?.removeEventListener('abort', abort))
+  return snapshots.filter((s): s is NodeSnapshot => s !== undefined)
 }

@@ -2,7 +2,9 @@
 // Commands stay thin: parse flags, call one app/core function, hand the result to a renderer.
 import {Command, Errors} from '@oclif/core'
 import type {Input, ParserOutput} from '@oclif/core/interfaces'
+import type {NodeRepairOutcome} from '../app/fix/node-session.js'
 import {type ParsedToken, recordedCommandLine} from './command-line.js'
+import {machineOutput} from './confirm.js'
 import {CATALOG} from '../core/checks/registry.js'
 import type {Report, Severity} from '../core/model/report.js'
 import {NodeDoctorError} from '../errors.js'
@@ -43,6 +45,26 @@ export abstract class BaseCommand extends Command {
     const text = renderReport(report, format, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: CATALOG})
     process.stdout.write(text)
     process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity | 'none')
+  }
+
+  /** Renders a repair's Report (before/after) to stdout in the -o format, without touching the exit code. */
+  protected printReport(report: Report, format: string, color: boolean): void {
+    process.stdout.write(renderReport(report, format as OutputFormat, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: CATALOG}))
+  }
+
+  /** A repair's end: its Report when the service says to print one (only for -o json/yaml/... when 'machine-output'), and its exit code. */
+  protected emitRepairOutcome(outcome: {exitCode: number; print?: {report: Report; when: 'always' | 'machine-output'}}, flags: {output: string; 'no-color'?: boolean}): void {
+    if (outcome.print?.when === 'always') this.printReport(outcome.print.report, flags.output, this.useColor(flags['no-color']))
+    else if (outcome.print && machineOutput(flags.output)) this.printReport(outcome.print.report, flags.output, false)
+    process.exitCode = outcome.exitCode
+  }
+
+  /** A node repair's end (fix kubelet, fix conntrack): the unchanged plan, or what was applied and where it is recorded. */
+  protected emitNodeRepair(node: string, outcome: NodeRepairOutcome, flags: {quiet?: boolean}): void {
+    if (outcome.status === 'unchanged') process.stdout.write(outcome.plan)
+    if (outcome.status !== 'applied') return
+    process.stdout.write(`${node}: applied: ${outcome.message}\n`)
+    if (!flags.quiet) this.note(`Recorded in the audit log ${outcome.auditLocation}${outcome.eventPosted ? ' and as an Event on the node' : ''}.`)
   }
 
   /** Writes a line to stderr (progress, notes). */

@@ -68,3 +68,17 @@ function ask(io: ConfirmIO, prompt: string): Promise<string | undefined> {
     io.stderr.write(prompt)
   })
 }
+
+/** Whether -o names a machine format (json, yaml, ...): then the plan goes to stderr, keeping stdout parseable. */
+export function machineOutput(format: string): boolean {
+  return format !== 'table' && format !== 'wide'
+}
+
+/** The confirm step of a `fix` command with the plan on the right stream. */
+export function confirmer(flags: ConfirmFlags & {output: string}, question: string): (plan: string) => ReturnType<typeof confirmPlan> {
+  return (plan) =>
+    confirmPlan(plan, flags, {
+      question,
+      io: {stdin: process.stdin, stdout: machineOutput(flags.output) ? process.stderr : process.stdout, stderr: process.stderr},
+    })
+}

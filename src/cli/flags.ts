@@ -4,6 +4,9 @@ import {AREAS, type Area, SEVERITIES} from '../core/model/report.js'
 import {UsageError} from '../errors.js'
 import {OUTPUT_FORMATS} from '../render/index.js'
 
+// Flag values as durations: the parser lives beside errors.ts so app services can read `--timeout` values too.
+export {parseDuration} from '../duration.js'
+
 /** kubectl's client flags (cli-runtime ConfigFlags), honoured like kubectl does. */
 export const kubeFlags = {
   kubeconfig: Flags.string({
@@ -105,21 +108,6 @@ export const transportFlags = {
   }),
 }
 
-/** Parses a kubectl/Go-style duration (`30s`, `5m`, `1m30s`, `500ms`, bare number = seconds) into milliseconds. */
-export function parseDuration(value: string, flag: string): number {
-  const v = value.trim()
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000)
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy
-  let total = 0
-  let pos = 0
-  for (let m = re.exec(v); m; m = re.exec(v)) {
-    total += Number(m[1]) * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[m[2] as 'ms' | 's' | 'm' | 'h']
-    pos = re.lastIndex
-  }
-  if (pos !== v.length || v === '') throw new UsageError(`invalid duration "${value}" for --${flag}`, 'Use e.g. 30s, 5m, 1m30s or 500ms.')
-  return Math.round(total)
-}
-
 /** Every `fix` command: plan first, then act only when confirmed (see src/cli/confirm.ts); each repair is audited. */
 export const fixFlags = {
   'dry-run': Flags.boolean({summary: 'Print the plan and change nothing.', helpGroup: 'REPAIR'}),
@@ -130,7 +118,7 @@ export const fixFlags = {
   }),
 }
 
-/** `--in-cluster` (check, preflight): collect with node-doctor's own agent DaemonSet (src/cli/agent-live.ts). */
+/** `--in-cluster` (check, preflight): collect with node-doctor's own agent DaemonSet (src/app/live/in-cluster.ts). */
 export const inClusterFlags = {
   'in-cluster': Flags.boolean({
     summary: 'Collect with a short-lived node-doctor agent DaemonSet in its own namespace instead of SSH (for large clusters).',
@@ -140,4 +128,39 @@ export const inClusterFlags = {
     summary: 'Agent image for --in-cluster (default: ghcr.io/node-doctor/kubectl-node-doctor:<this plugin version>).',
     helpGroup: 'NODE ACCESS',
   }),
+}
+
+/** Flags a `show` command (and `proxy render|diff`, `trace`) needs for its live form. */
+export const liveShowFlags = {...transportFlags, ...kubeFlags}
+
+/** `proxy render`, `proxy diff`, `trace`: the --objects files and the runtime facts (src/app/proxy/input.ts). */
+export const proxierFlags = {
+  objects: Flags.string({summary: 'File with API objects (`kubectl get … -o yaml|json`; - for stdin). Repeatable. Not with a NODE argument.', multiple: true}),
+  node: Flags.string({summary: 'Name of the Node in the objects (decides local endpoints, node IPs, zone). Not with a NODE argument.'}),
+  'kube-proxy-version': Flags.string({summary: 'kube-proxy minor, e.g. v1.31 (default: the kube-proxy DaemonSet image tag in the objects).'}),
+  'ip-family': Flags.string({summary: "Which proxier (default: the node's primary family, or the dump's).", options: ['ipv4', 'ipv6']}),
+  'node-address': Flags.string({
+    summary: "An address on the node, as IP or IP/len (default: the Node's InternalIP/ExternalIP plus loopback). Repeatable; used with nodePortAddresses.",
+    multiple: true,
+  }),
+  'random-fully': Flags.boolean({summary: 'iptables supports --random-fully (default: yes).', allowNo: true}),
+  nfacct: Flags.boolean({summary: "kube-proxy could create its nfacct counters (default: yes; needs the kernel's nfnetlink_acct).", allowNo: true}),
+  'tcp-be-liberal': Flags.boolean({summary: "net.netfilter.nf_conntrack_tcp_be_liberal was set when kube-proxy started (default: the config's conntrack.tcpBeLiberal).", allowNo: true}),
+}
+
+
+/** The extra inputs of `proxy diff --mode ipvs` (the existing --iptables-save is reused). */
+export const ipvsDiffFlags = {
+  ipvsadm: Flags.string({summary: "With --mode ipvs: the node's `ipvsadm -Sn` (or `-Ln`) output; - for stdin."}),
+  'ip-addr': Flags.string({summary: "With --mode ipvs: the node's `ip -j addr` (or `ip addr`) output: kube-ipvs0's addresses and the node addresses."}),
+  ipset: Flags.string({summary: "With --mode ipvs: the node's `ipset save` (or `ipset list`) output."}),
+}
+
+/** How a pod restart (`fix kube-proxy`, `fix calico-node`, `fix kube-proxy-mode`) is paced and verified. */
+export const podRestartFlags = {
+  'max-unavailable': Flags.integer({summary: 'Nodes restarted at the same time.', default: 1, min: 1, helpGroup: 'REPAIR'}),
+  'continue-on-failure': Flags.boolean({summary: 'Go on with the next nodes after a node fails to verify (default: stop).', helpGroup: 'REPAIR'}),
+  'ready-timeout': Flags.string({summary: 'How long to wait for the replacement pod to be Ready.', default: '2m', helpGroup: 'REPAIR'}),
+  'verify-timeout': Flags.string({summary: 'How long to keep re-checking a node after its new pod is Ready.', default: '1m', helpGroup: 'REPAIR'}),
+  'poll-interval': Flags.string({summary: 'Pause between polls and re-checks.', default: '2s', helpGroup: 'REPAIR'}),
 }

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 import {analyzeSnapshots} from '../app/analyze.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, parseAreas, reportFlags} from '../cli/flags.js'
-import {readBundle} from '../transports/bundle/bundle.js'
+import {environment} from '../transports/connect.js'
 
 export default class Analyze extends BaseCommand {
   static override summary = 'Run every check offline on a bundle written by `collect`; gives the same Report as the live run.'
@@ -21,7 +21,7 @@ export default class Analyze extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Analyze)
     const areas = parseAreas(flags.only)
-    const bundle = await readBundle(args.bundle)
+    const bundle = await environment({}).readBundle(args.bundle)
     const report = analyzeSnapshots(bundle.cluster, bundle.nodes, {
       areas,
       metadata: {

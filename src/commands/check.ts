@@ -1,9 +1,8 @@
 import {Args} from '@oclif/core'
-import {analyzeSnapshots} from '../app/analyze.js'
+import {checkLive} from '../app/live/check.js'
 import {BaseCommand} from '../cli/base-command.js'
-import {collectInCluster} from '../cli/agent-live.js'
 import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
-import {collectLive} from '../cli/live.js'
+import {environment} from '../transports/connect.js'
 
 export default class Check extends BaseCommand {
   static override summary = 'Collect node state live and run every applicable check.'
@@ -26,18 +25,10 @@ export default class Check extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Check)
-    const areas = parseAreas(flags.only)
-    const live = flags['in-cluster']
-      ? await collectInCluster(argv as string[], flags, {areas, version: this.config.version})
-      : await collectLive(argv as string[], flags, {areas})
-    const report = analyzeSnapshots(live.cluster, live.nodes, {
-      areas,
-      metadata: {
-        generatedAt: new Date().toISOString(),
-        tool: {name: 'node-doctor', version: this.config.version},
-        command: this.commandLine(),
-        context: live.access.context,
-      },
+    const report = await checkLive(argv as string[], flags, environment(flags), {
+      areas: parseAreas(flags.only),
+      tool: {name: 'node-doctor', version: this.config.version},
+      command: this.commandLine(),
     })
     this.emitReport(report, flags)
   }

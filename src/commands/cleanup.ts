@@ -4,11 +4,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags, kubeFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
 import {ClusterAccessError} from '../ports/cluster.js'
-import {KubeAgentApi} from '../transports/kube/agent-api.js'
-import {KubeClusterClient} from '../transports/kube/client.js'
-import {loadKubeConfig} from '../transports/kube/kubeconfig.js'
-import {type LeftoverPod, cleanupDebugPods} from '../transports/pod/cleanup.js'
-import {DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE} from '../transports/pod/debug-pod.js'
+import {cleanupDebugPods, DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE, environment, type LeftoverPod} from '../transports/connect.js'
 
 export default class Cleanup extends BaseCommand {
   static override summary = 'Delete debug pods that --via pod runs, and agent namespaces that --in-cluster runs, left behind.'
@@ -36,11 +32,13 @@ export default class Cleanup extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Cleanup)
-    const client = new KubeClusterClient(loadKubeConfig(flags))
+    const env = environment(flags)
+    const cluster = env.cluster()
+    const client = cluster.api
     const namespace = flags['all-namespaces'] ? undefined : flags['pod-namespace']
     const pods = await cleanupDebugPods(client, {dryRun: flags['dry-run'], ...(namespace === undefined ? {} : {namespace})})
     // Agent runs live in namespaces of their own; a user who may not list namespaces still gets the pod cleanup.
-    const runs = await cleanupAgentRuns(new KubeAgentApi(client), {dryRun: flags['dry-run']}).catch((err: unknown) => {
+    const runs = await cleanupAgentRuns(env.agents(cluster).api, {dryRun: flags['dry-run']}).catch((err: unknown) => {
       if (!(err instanceof ClusterAccessError && err.forbidden)) throw err
       this.note(`warning: agent namespaces not checked: ${err.message}`)
       return []

@@ -1,19 +1,10 @@
 import {Args, Flags} from '@oclif/core'
+import {tracePacket} from '../app/trace.js'
 import {BaseCommand} from '../cli/base-command.js'
-import {commonFlags} from '../cli/flags.js'
-import {readInputFile} from '../cli/input.js'
-import {liveShowFlags} from '../cli/node-artifact.js'
-import {checkProxierForm, liveProxier} from '../cli/proxy-live.js'
-import {describeRender, proxierFlags, resolveProxierInput} from '../cli/proxy-input.js'
-import {parseIptablesSave} from '../core/parse/iptables-save.js'
-import {formatKubeProxyVersion} from '../core/proxier/config.js'
-import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
-import {serializeSave} from '../core/proxier/iptables/save.js'
-import {compareTraces, parseTraceDestination, traceIptables} from '../core/trace/iptables-trace.js'
-import {traceSetup} from '../core/trace/setup.js'
-import {inFile, UsageError} from '../errors.js'
+import {commonFlags, liveShowFlags, proxierFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
 import {renderTrace, type TraceFormat} from '../render/trace.js'
+import {environment} from '../transports/connect.js'
 
 export default class Trace extends BaseCommand {
   static override summary = "Follow a packet through a node's iptables rules and through the rules kube-proxy should have programmed."
@@ -47,70 +38,11 @@ export default class Trace extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Trace)
-    const target = parseTraceDestination(flags.to)
-    if (!target) {
-      throw new UsageError(
-        `--to ${JSON.stringify(flags.to)} is not IP:PORT[/PROTO]`,
-        'Use e.g. --to 172.30.0.10:80, --to 172.30.0.10:53/udp or --to [fd00::10]:443/tcp (PROTO: tcp, udp, sctp).',
-      )
-    }
-    const family = target.dst.includes(':') ? 'ipv6' : 'ipv4'
-    if (flags['ip-family'] !== undefined && flags['ip-family'] !== family) {
-      throw new UsageError(`--ip-family ${flags['ip-family']} but --to ${flags.to} is ${family}`)
-    }
-    checkProxierForm(args.node, flags, '--iptables-save', flags['iptables-save'])
-    let dump
-    let render
-    let source: string
-    if (args.node !== undefined) {
-      if (family === 'ipv6') throw new UsageError('live traces are IPv4 for now', 'Collect ip6tables-save and trace it with --iptables-save.')
-      const live = await liveProxier(args.node, flags)
-      dump = live.dump
-      render = live.render
-      source = `${args.node}:iptables-save`
-    } else {
-      const file = flags['iptables-save']!
-      source = file === '-' ? '<stdin>' : file
-      const text = readInputFile(file)
-      try {
-        dump = parseIptablesSave(text)
-        // Without a header or addresses the family is a guess: take the destination's.
-        if (dump.familySource === 'default' && dump.family !== family) dump = parseIptablesSave(text, {family})
-      } catch (err) {
-        throw inFile(source, err)
-      }
-      if (dump.family !== family) {
-        throw new UsageError(
-          `--to ${flags.to} is ${family} but ${source} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`,
-          `Trace ${family} destinations through ${family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output.`,
-        )
-      }
-      render = resolveProxierInput(flags, family)
-    }
-    if (flags.verbose) this.note(describeRender(render))
-    if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
-
-    const setup = traceSetup(render, flags.from, target, family)
-    if ('error' in setup) throw new UsageError(setup.error, 'Use --from IP, --from pod, --from host or --from external.')
-    const {packet, node} = setup
-    const expectedDump = parseIptablesSave(serializeSave(generateIptablesRestore(render.input).ruleset))
-    const actual = traceIptables(dump, packet, node)
-    const expected = traceIptables(expectedDump, packet, node)
-    const comparison = compareTraces(actual, expected)
+    const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
+    const view = await tracePacket(args.node, flags, environment(flags), io)
     const format = flags.output as TraceFormat
-    const out = renderTrace(
-      {
-        node: render.node.metadata.name,
-        packet,
-        origin: setup.origin,
-        actual: {source, result: actual},
-        expected: {source: `kube-proxy ${formatKubeProxyVersion(render.version)} rules from the objects`, result: expected},
-        comparison,
-      },
-      format,
-      {color: format === 'table' && this.useColor(flags['no-color']), ...(process.stdout.isTTY ? {width: process.stdout.columns} : {})},
-    )
+    const out = renderTrace(view, format, {color: format === 'table' && this.useColor(flags['no-color']), ...(process.stdout.isTTY ? {width: process.stdout.columns} : {})})
     process.stdout.write(out)
-    process.exitCode = comparison.same ? ExitCode.OK : ExitCode.FINDINGS
+    process.exitCode = view.comparison.same ? ExitCode.OK : ExitCode.FINDINGS
   }
 }

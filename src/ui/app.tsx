@@ -10,9 +10,10 @@ import {type FleetState, fleetReducer, fleetReport, INITIAL_FLEET} from './fleet
 import {filterRows, fleetRows, nodeDetail, nodeItems, progressSummary, progressText} from './model.js'
 import {current, INITIAL_NAV, keyActions, type Nav, type NavContext, navigate, type Screen} from './navigation.js'
 import {NodeView} from './node-view.js'
-import {nodeServices, serviceDetail} from './service-detail.js'
+import {nodeServices, serviceDetail} from '../app/dashboard/service-detail.js'
 import {ServiceView, serviceLines} from './service-view.js'
-import {type FleetSource, startRun} from './sources.js'
+import type {FleetSource} from '../app/dashboard/sources.js'
+import {startRun} from './sources.js'
 import {colorOf} from './theme.js'
 
 export interface DashboardProps {

@@ -10,6 +10,9 @@ import {
   type Report,
   type Severity,
 } from '../core/model/report.js'
+import type {ServiceRef} from '../app/dashboard/service-detail.js'
+
+export type {ServiceRef}
 
 export type ColumnKey = 'kubelet' | 'proxy' | 'rules' | 'routes' | 'dns'
 
@@ -165,15 +168,6 @@ export function progressText(s: ProgressSummary, report: Report | undefined): st
   const f = report?.summary.findings
   const findings = f && f.total > 0 ? [f.error && plural(f.error, 'error'), f.warning && plural(f.warning, 'warning'), f.info && `${f.info} info`].filter(Boolean).join(', ') : 'no findings'
   return `${plural(s.total, 'node')} checked · ${findings}${s.failed > 0 ? ` · ${s.failed} not collected` : ''}`
-}
-
-/** A Service port of the node's expected rules, for the node view's Service list. */
-export interface ServiceRef {
-  /** kube-proxy's service-port name, `ns/name[:port]`: the `group` of the rule-diff findings. */
-  name: string
-  protocol: string
-  clusterIP: string
-  port: number
 }
 
 export interface ServiceRow extends ServiceRef {

@@ -4,7 +4,7 @@ import {Chalk} from 'chalk'
 import {Box, Text} from 'ink'
 import {wrapLines} from '../render/table.js'
 import {renderTrace, traceConclusion} from '../render/trace.js'
-import type {ServiceDetail} from './service-detail.js'
+import type {ServiceDetail} from '../app/dashboard/service-detail.js'
 
 const SIGN_COLOR = {'-': 'red', '+': 'green', '~': 'yellow', '!': 'yellow'} as const
 

@@ -36,6 +36,24 @@ function violations(folder: string, forbidden: RegExp[]): string[] {
   return bad
 }
 
+/** Imports of `folder`'s files that resolve into src/ and are not under one of the `allowed` src-relative prefixes. */
+function outside(folder: string, allowed: string[], except: (file: string) => boolean = () => false): string[] {
+  const bad: string[] = []
+  for (const f of files(join(SRC, folder))) {
+    if (except(relative(SRC, f))) continue
+    for (const spec of imports(f)) {
+      if (!spec.startsWith('.')) continue
+      const target = relative(SRC, join(f, '..', spec))
+      if (!allowed.some((a) => target === a || target.startsWith(a))) bad.push(`${relative(REPO_ROOT, f)} imports ${spec}`)
+    }
+  }
+  return bad
+}
+
+const IO_MODULES = /^(node:)?(fs|child_process|net|http|https|dgram|os)(\/|$)/
+/** A transport implementation: anything inside a transport's own folder, src/transports/<kind>/. */
+const TRANSPORT_IMPLEMENTATION = /(^|\/)transports\/[^/]+\//
+
 describe('architecture', () => {
   it('src/core is pure: no I/O modules, no transports, renderers or commands', () => {
     assert.deepEqual(
@@ -50,5 +68,55 @@ describe('architecture', () => {
 
   it('app services reach the world only through ports', () => {
     assert.deepEqual(violations('app', [/^(node:)?(fs|child_process|net|http|https)(\/|$)/, /^ssh2$/, /^@kubernetes\/client-node/, /\/(transports|render|commands)\//, /^@oclif\//]), [])
+  })
+
+  it('app services import no command-line layer, no dashboard and no renderer', () => {
+    assert.deepEqual(violations('app', [/\/(cli|ui)\//]), [])
+  })
+
+  it('app services write to no process stream: progress and notes go to the Environment they are given', () => {
+    assert.deepEqual(files(join(SRC, 'app')).filter((f) => /process\.(stdout|stderr|stdin)/.test(readFileSync(f, 'utf8'))).map((f) => relative(REPO_ROOT, f)), [])
+  })
+
+  it('commands reach app services, cli helpers, core, ports, renderers, and the transports only through transports/connect.ts', () => {
+    assert.deepEqual(violations('commands', [/^ssh2$/, /^@kubernetes\/client-node/, /\/transports\/(?!connect\.js$)/]), [])
+    // The dashboard command loads the ink app (src/ui/run.tsx) and nothing else of src/ui.
+    assert.deepEqual(violations('commands', [/\/ui\/(?!run\.js$)/]), [])
+    // The work is the services': of src/core, commands use only the model and the check catalog (for renderers).
+    assert.deepEqual(violations('commands', [/\/core\/(?!model\/|checks\/registry\.js$)/]), [])
+  })
+
+  it('the dashboard (src/ui) imports only app services, core/model and render helpers', () => {
+    assert.deepEqual(outside('ui', ['ui/', 'app/', 'core/model/', 'render/', 'errors.js', 'exit-codes.js']), [])
+    assert.deepEqual(violations('ui', [IO_MODULES, /^ssh2$/, /^@kubernetes\/client-node/, /^@oclif\//]), [])
+  })
+
+  it('src/cli holds only flag definitions, the base command, the command-line recorder and confirmation prompts', () => {
+    const held = files(join(SRC, 'cli')).map((f) => relative(join(SRC, 'cli'), f)).sort()
+    assert.deepEqual(held, ['base-command.ts', 'command-line.ts', 'confirm.ts', 'flags.ts'])
+    assert.deepEqual(outside('cli', ['cli/', 'core/model/', 'core/checks/registry.js', 'core/collection/shell.js', 'render/', 'errors.js', 'exit-codes.js', 'duration.js']), [])
+  })
+
+  it('ports are interfaces over core/model: they import nothing else of src', () => {
+    assert.deepEqual(outside('ports', ['ports/', 'core/model/', 'errors.js']), [])
+  })
+
+  it('transports/connect.ts is the only file outside src/transports/<kind>/ that imports a transport implementation', () => {
+    const bad: string[] = []
+    for (const f of files(SRC)) {
+      const rel = relative(SRC, f)
+      if (rel === 'transports/connect.ts' || TRANSPORT_IMPLEMENTATION.test(rel)) continue
+      for (const spec of imports(f)) if (TRANSPORT_IMPLEMENTATION.test(spec)) bad.push(`${relative(REPO_ROOT, f)} imports ${spec}`)
+    }
+    assert.deepEqual(bad, [])
+    // Only commands build an Environment; services get theirs injected.
+    assert.deepEqual(
+      files(SRC).filter((f) => !relative(SRC, f).startsWith('commands/') && !relative(SRC, f).startsWith('transports/') && imports(f).some((s) => /transports\/connect\.js$/.test(s))).map((f) => relative(REPO_ROOT, f)),
+      [],
+    )
+  })
+
+  it('transport implementations never reach app services, commands, the CLI layer or the dashboard', () => {
+    assert.deepEqual(violations('transports', [/\/(app|commands|cli|ui)\//]), [])
   })
 })

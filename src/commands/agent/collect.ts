@@ -1,11 +1,10 @@
 import {writeFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
-import {collectAgentSnapshot} from '../../app/agent-collect.js'
+import {agentDocument} from '../../app/agent-collect.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseAreas, parseDuration} from '../../cli/flags.js'
-import {encodeAgentDocument} from '../../core/agent/document.js'
 import {UsageError} from '../../errors.js'
-import {LocalTransport} from '../../transports/local/local.js'
+import {localTransport} from '../../transports/connect.js'
 
 export default class AgentCollect extends BaseCommand {
   static override hidden = true
@@ -31,15 +30,14 @@ export default class AgentCollect extends BaseCommand {
     const node = flags.node ?? process.env.NODE_NAME
     if (!node) throw new UsageError('no node name', 'Pass --node NAME or set NODE_NAME.')
     const areas = parseAreas(flags.only)
-    const snapshot = await collectAgentSnapshot(new LocalTransport(node), {
+    const {document, collectedAt} = await agentDocument(localTransport(node), {
       ...(areas ? {areas} : {}),
       timeoutMs: parseDuration(flags.timeout, 'timeout'),
       now: () => new Date(),
     })
-    const document = encodeAgentDocument(snapshot)
     if (flags.out === '-') await new Promise<void>((resolve, reject) => process.stdout.write(document, (err) => (err ? reject(err) : resolve())))
     else writeFileSync(flags.out, document)
-    if (flags['ready-file']) writeFileSync(flags['ready-file'], `${snapshot.collectedAt}\n`)
+    if (flags['ready-file']) writeFileSync(flags['ready-file'], `${collectedAt}\n`)
     if (flags.hold) await new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((s) => process.once(s, () => resolve())))
   }
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
+import {agentManifestsText} from '../../app/agent-collect.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseAreas, parseDuration} from '../../cli/flags.js'
-import {agentManifests, defaultAgentImage, manifestsYaml} from '../../core/agent/manifests.js'
 
 export default class AgentManifests extends BaseCommand {
   static override summary = 'Print the Namespace, ServiceAccount and DaemonSet that `check --in-cluster` would create.'
@@ -22,13 +22,8 @@ export default class AgentManifests extends BaseCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(AgentManifests)
     const areas = parseAreas(flags.only)
-    const {objects} = agentManifests({
-      runId: flags['run-id'],
-      image: flags.image ?? defaultAgentImage(this.config.version),
-      ...(areas ? {areas} : {}),
-      ...(flags.node ? {nodeNames: flags.node} : {}),
-      commandTimeoutSeconds: Math.max(1, Math.ceil(parseDuration(flags.timeout, 'timeout') / 1000)),
-    })
-    process.stdout.write(manifestsYaml(objects))
+    process.stdout.write(
+      agentManifestsText({runId: flags['run-id'], image: flags.image, version: this.config.version, areas, nodeNames: flags.node, commandTimeoutMs: parseDuration(flags.timeout, 'timeout')}),
+    )
   }
 }

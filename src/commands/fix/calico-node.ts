@@ -1,8 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {CALICO_NODE_TARGET} from '../../app/repair/pod-restart-plan.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {podRestartCommand, podRestartFlags} from '../../cli/fix-pods.js'
-import {commonFlags, fixFlags, kubeFlags, reportFlags, selectionFlags, transportFlags} from '../../cli/flags.js'
+import {podRestartFix} from '../../app/fix/pod-restart.js'
+import {confirmer} from '../../cli/confirm.js'
+import {commonFlags, fixFlags, kubeFlags, podRestartFlags, reportFlags, selectionFlags, transportFlags} from '../../cli/flags.js'
+import {environment} from '../../transports/connect.js'
 
 export default class FixCalicoNode extends BaseCommand {
   static override summary = "Restart a node's calico-node pod when its routes are missing or stale, and verify they are right again."
@@ -34,6 +36,11 @@ export default class FixCalicoNode extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(FixCalicoNode)
-    process.exitCode = await podRestartCommand(CALICO_NODE_TARGET, argv as string[], flags, {commandLine: this.commandLine(), version: this.config.version, color: this.useColor(flags['no-color'])})
+    const outcome = await podRestartFix(CALICO_NODE_TARGET, argv as string[], flags, environment(flags), {
+      commandLine: this.commandLine(),
+      version: this.config.version,
+      confirm: (question) => confirmer(flags, question),
+    })
+    this.emitRepairOutcome(outcome, flags)
   }
 }

@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
-import {applyConntrackFix, type ConntrackFixDeps, formatConntrackPlan, planConntrackFix} from '../../app/repair/conntrack.js'
+import {fixConntrack} from '../../app/fix/node-repairs.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, transportFlags} from '../../cli/flags.js'
-import {nodeRepairDeps, openRepairSession} from '../../cli/repair-session.js'
 import {UsageError} from '../../errors.js'
+import {environment} from '../../transports/connect.js'
 
 export default class FixConntrack extends BaseCommand {
   static override summary = "Delete a Service's stale UDP conntrack entries on a node (only those; never a flush)."
@@ -36,29 +36,7 @@ export default class FixConntrack extends BaseCommand {
     const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(flags.service)
     if (!m) throw new UsageError(`--service ${flags.service}: expected NAMESPACE/NAME`, 'For example --service kube-system/kube-dns.')
     const req = {node: args.node, namespace: m[1]!, name: m[3]!}
-    const session = await openRepairSession(args.node, flags, {
-      what: `fix conntrack on node ${args.node}`,
-      queries: [
-        {verb: 'get', resource: 'nodes', name: args.node},
-        {verb: 'list', resource: 'services', namespace: req.namespace},
-        {verb: 'list', resource: 'endpointslices', group: 'discovery.k8s.io', namespace: req.namespace},
-      ],
-    })
-    try {
-      if (!flags['dry-run']) await session.audit.prepare()
-      const deps: ConntrackFixDeps = nodeRepairDeps(session)
-      const plan = await planConntrackFix(deps, req)
-      if (plan.deletions.length === 0) {
-        process.stdout.write(formatConntrackPlan(plan))
-        return
-      }
-      const decision = await confirmPlan(formatConntrackPlan(plan), flags, {question: `Delete these conntrack entries on node ${args.node}`})
-      if (decision !== 'apply') return
-      const result = await applyConntrackFix(deps, plan, req)
-      process.stdout.write(`${args.node}: applied: ${result.message}\n`)
-      if (!flags.quiet) this.note(`Recorded in the audit log ${session.audit.location}${result.eventPosted ? ' and as an Event on the node' : ''}.`)
-    } finally {
-      await session.close()
-    }
+    const outcome = await fixConntrack(req, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
+    this.emitNodeRepair(args.node, outcome, flags)
   }
 }

@@ -1,8 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {KUBE_PROXY_TARGET} from '../../app/repair/pod-restart-plan.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {podRestartCommand, podRestartFlags} from '../../cli/fix-pods.js'
-import {commonFlags, fixFlags, kubeFlags, reportFlags, selectionFlags, transportFlags} from '../../cli/flags.js'
+import {podRestartFix} from '../../app/fix/pod-restart.js'
+import {confirmer} from '../../cli/confirm.js'
+import {commonFlags, fixFlags, kubeFlags, podRestartFlags, reportFlags, selectionFlags, transportFlags} from '../../cli/flags.js'
+import {environment} from '../../transports/connect.js'
 
 export default class FixKubeProxy extends BaseCommand {
   static override summary = "Restart a node's kube-proxy pod when its rules drifted, and verify the rules are right again."
@@ -35,6 +37,11 @@ export default class FixKubeProxy extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(FixKubeProxy)
-    process.exitCode = await podRestartCommand(KUBE_PROXY_TARGET, argv as string[], flags, {commandLine: this.commandLine(), version: this.config.version, color: this.useColor(flags['no-color'])})
+    const outcome = await podRestartFix(KUBE_PROXY_TARGET, argv as string[], flags, environment(flags), {
+      commandLine: this.commandLine(),
+      version: this.config.version,
+      confirm: (question) => confirmer(flags, question),
+    })
+    this.emitRepairOutcome(outcome, flags)
   }
 }

@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
-import {applyKubeletFix, formatKubeletPlan, type KubeletFixDeps, planKubeletFix} from '../../app/repair/kubelet.js'
 import {parseSetArg} from '../../app/repair/kubelet-edit.js'
 import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedies.js'
+import {fixKubelet} from '../../app/fix/node-repairs.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'
-import {nodeRepairDeps, openRepairSession} from '../../cli/repair-session.js'
 import {UsageError} from '../../errors.js'
+import {environment} from '../../transports/connect.js'
 
 export default class FixKubelet extends BaseCommand {
   static override summary = "Change a kubelet setting on a node: validate, diff, back up, write atomically, restart, verify, roll back on failure."
@@ -46,26 +46,7 @@ export default class FixKubelet extends BaseCommand {
     }
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
-    const session = await openRepairSession(args.node, flags, {
-      what: `fix the kubelet of node ${args.node}`,
-      // get the Node: its Ready condition is how the restart is verified; --from-finding reads the Services too.
-      queries: [{verb: 'get', resource: 'nodes', name: args.node}, ...(flags['from-finding'] !== undefined ? [{verb: 'list', resource: 'services'}] : [])],
-    })
-    try {
-      if (!flags['dry-run']) await session.audit.prepare()
-      const deps: KubeletFixDeps = nodeRepairDeps(session)
-      const plan = await planKubeletFix(deps, flags['from-finding'] === undefined ? {node: args.node, set: edits} : {node: args.node, fromFinding: flags['from-finding']})
-      if (plan.changes.length === 0) {
-        process.stdout.write(formatKubeletPlan(plan))
-        return
-      }
-      const decision = await confirmPlan(formatKubeletPlan(plan), flags, {question: `Apply this change to node ${args.node} and restart its kubelet`})
-      if (decision !== 'apply') return
-      const result = await applyKubeletFix(deps, plan, {waitTimeoutMs})
-      process.stdout.write(`${args.node}: applied: ${result.message}\n`)
-      if (!flags.quiet) this.note(`Recorded in the audit log ${session.audit.location}${result.eventPosted ? ' and as an Event on the node' : ''}.`)
-    } finally {
-      await session.close()
-    }
+    const outcome = await fixKubelet({node: args.node, set: edits, fromFinding: flags['from-finding'], waitTimeoutMs}, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
+    this.emitNodeRepair(args.node, outcome, flags)
   }
 }

@@ -1,11 +1,9 @@
 import {Args, Flags} from '@oclif/core'
+import {showIptables} from '../../app/show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
-import {analyzeServices} from '../../core/iptables/services.js'
-import {type IptablesFamily, parseIptablesSave} from '../../core/parse/iptables-save.js'
-import {UsageError} from '../../errors.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
 import {type IptablesShowFormat, renderIptablesShowChunks} from '../../render/iptables-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class IptablesShow extends BaseCommand {
   static override summary = "Show how a node's iptables rules route each Service port: frontends, endpoints and their share of traffic."
@@ -36,15 +34,8 @@ export default class IptablesShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(IptablesShow)
-    const file = flags['from-file']
-    if (file === undefined && args.node === undefined) {
-      throw new UsageError('give a NODE to read live, or --from-file FILE', 'Or run `iptables-save -c` on the node and pass its output with --from-file FILE (- for stdin).')
-    }
-    const family = flags.family as IptablesFamily | undefined
-    const artifact = await readArtifact(family === 'ipv6' ? 'ip6tables-save' : 'iptables-save', file, file === undefined ? args.node : undefined, flags)
-    const dump = parseArtifact(artifact, (text) => parseIptablesSave(text, family ? {family} : {}))
-    const analysis = analyzeServices(dump)
-    const options = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
+    const {value: {dump, analysis}, source} = await showIptables(args.node, flags['from-file'], flags.family as 'ipv4' | 'ipv6' | undefined, flags, environment(flags))
+    const options = {color: this.useColor(flags['no-color']), source, ...(args.node ? {node: args.node} : {})}
     for (const chunk of renderIptablesShowChunks(dump, analysis, flags.output as IptablesShowFormat, options)) {
       if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve))
     }

@@ -1,10 +1,9 @@
 import {Args, Flags} from '@oclif/core'
+import {showIpvs} from '../../app/show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
-import {parseIpvsadm} from '../../core/parse/ipvsadm.js'
-import {UsageError} from '../../errors.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
 import {renderIpvsShow, type ShowFormat} from '../../render/ipvs-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class IpvsShow extends BaseCommand {
   static override summary = 'Show an IPVS table: virtual servers with their real servers, weights, scheduler and persistence.'
@@ -31,11 +30,8 @@ export default class IpvsShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(IpvsShow)
-    const file = flags['from-file']
-    if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).')
-    const artifact = await readArtifact('ipvsadm', file, file === undefined ? args.node : undefined, flags)
-    const table = parseArtifact(artifact, parseIpvsadm)
-    const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
+    const {value: table, source} = await showIpvs(args.node, flags['from-file'], flags, environment(flags))
+    const opts = {color: this.useColor(flags['no-color']), source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderIpvsShow(table, flags.output as ShowFormat, opts))
   }
 }

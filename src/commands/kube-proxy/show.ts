@@ -1,13 +1,10 @@
 import {Args, Flags} from '@oclif/core'
-import {showKubeProxy} from '../../app/kube-proxy-show.js'
+import {kubeProxyShow} from '../../app/config-show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {readInputFile} from '../../cli/input.js'
-import {ArtifactUnavailableError, liveShowFlags, readNodeArtifacts} from '../../cli/node-artifact.js'
-import {isKubeProxyPod} from '../../app/read-cluster.js'
-import {UsageError} from '../../errors.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
 import {renderKubeProxyShow} from '../../render/kube-proxy-show.js'
 import {SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class KubeProxyShow extends BaseCommand {
   static override summary = "Show kube-proxy's effective settings, with defaults marked, and the mode it really runs."
@@ -42,32 +39,7 @@ export default class KubeProxyShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(KubeProxyShow)
-    const files = flags['from-file'] ?? []
-    let texts: Array<{name: string; text: string}>
-    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
-    else if (args.node !== undefined) {
-      // Live: the ConfigMap and the node's kube-proxy pod from the API; the running mode and metrics from the node.
-      const live = await readNodeArtifacts(args.node, ['proxy-mode', 'kube-proxy-metrics'], flags)
-      for (const m of live.missing) if (!flags.quiet) this.note(`note: ${args.node}: ${m}`)
-      texts = []
-      for (const name of ['kube-proxy', 'kube-proxy-config']) {
-        const cm = await live.client.getConfigMap('kube-system', name)
-        if (cm) {
-          texts.push({name: `configmaps/${name} -n kube-system`, text: JSON.stringify(cm)})
-          break
-        }
-      }
-      const pod = (await live.client.listPods({namespace: 'kube-system', nodeName: args.node})).find((p) => isKubeProxyPod(p))
-      if (pod) texts.push({name: `pods/${pod.metadata.name} -n kube-system`, text: JSON.stringify(pod)})
-      texts.push(...live.texts)
-      if (texts.length === 0) throw new ArtifactUnavailableError(`no kube-proxy ConfigMap, pod or endpoint could be read for node ${args.node}`)
-    } else {
-      throw new UsageError('no input given', 'Give a NODE to read live, or pass --from-file FILE, e.g. the output of `kubectl get cm -n kube-system kube-proxy -o yaml`.')
-    }
-    const result = showKubeProxy(texts, {
-      ...(args.node === undefined ? {} : {node: args.node}),
-      ...(flags['kube-proxy-version'] === undefined ? {} : {version: flags['kube-proxy-version']}),
-    })
+    const result = await kubeProxyShow({node: args.node, files: flags['from-file'] ?? [], version: flags['kube-proxy-version'], note: (m) => this.note(m)}, flags, environment(flags))
     const format = flags.output as ShowFormat
     process.stdout.write(renderKubeProxyShow(result, format, {color: format === 'table' && this.useColor(flags['no-color']), all: flags.all}))
   }

@@ -1,11 +1,9 @@
 import {Args, Flags} from '@oclif/core'
-import {showKubelet} from '../../app/kubelet-show.js'
+import {kubeletShow} from '../../app/config-show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {readInputFile} from '../../cli/input.js'
-import {ArtifactUnavailableError, liveShowFlags, readNodeArtifacts} from '../../cli/node-artifact.js'
-import {UsageError} from '../../errors.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
 import {renderKubeletShow, SHOW_FORMATS, type ShowFormat} from '../../render/kubelet-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class KubeletShow extends BaseCommand {
   static override summary = "Show the kubelet's effective settings and where each one comes from."
@@ -41,27 +39,7 @@ export default class KubeletShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(KubeletShow)
-    const files = flags['from-file'] ?? []
-    let texts: Array<{name: string; text: string}>
-    if (files.length > 0) texts = files.map((name) => ({name: name === '-' ? '<stdin>' : name, text: readInputFile(name)}))
-    else if (args.node !== undefined) {
-      // Live: the node's files over the transport, and the running config through the API's nodes/proxy.
-      const live = await readNodeArtifacts(args.node, ['kubelet-config', 'kubelet-unit', 'kubeadm-flags'], flags)
-      texts = live.texts
-      for (const m of live.missing) if (!flags.quiet) this.note(`note: ${args.node}: ${m}`)
-      try {
-        texts.push({name: `${args.node}:/configz`, text: await live.client.getNodeConfigz(args.node)})
-      } catch (err) {
-        if (!flags.quiet) this.note(`note: ${args.node}: running config (/configz) not read: ${(err as Error).message}`)
-      }
-      if (texts.length === 0) throw new ArtifactUnavailableError(`nothing could be read from node ${args.node}`)
-    } else {
-      throw new UsageError('no input given', 'Give a NODE to read live, or pass --from-file FILE (repeatable), e.g. /var/lib/kubelet/config.yaml and `systemctl cat kubelet` output.')
-    }
-    const result = showKubelet(texts, {
-      ...(args.node === undefined ? {} : {node: args.node}),
-      ...(flags['kubelet-version'] === undefined ? {} : {version: flags['kubelet-version']}),
-    })
+    const result = await kubeletShow({node: args.node, files: flags['from-file'] ?? [], version: flags['kubelet-version'], note: (m) => this.note(m)}, flags, environment(flags))
     const format = flags.output as ShowFormat
     process.stdout.write(renderKubeletShow(result, format, {color: format === 'table' && this.useColor(flags['no-color']), all: flags.all}))
   }

@@ -1,11 +1,10 @@
 import {Args, Flags} from '@oclif/core'
+import {showNft} from '../../app/show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
-import {parseNft} from '../../core/parse/nft.js'
-import {UsageError} from '../../errors.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
 import type {ShowFormat} from '../../render/ipvs-show.js'
 import {renderNftShow} from '../../render/nft-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class NftShow extends BaseCommand {
   static override summary = 'Show an nftables ruleset: tables, chains with rule counts, sets/maps with element counts, kube-proxy services.'
@@ -31,11 +30,8 @@ export default class NftShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(NftShow)
-    const file = flags['from-file']
-    if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).')
-    const artifact = await readArtifact('nft-ruleset', file, file === undefined ? args.node : undefined, flags)
-    const ruleset = parseArtifact(artifact, parseNft)
-    const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
+    const {value: ruleset, source} = await showNft(args.node, flags['from-file'], flags, environment(flags))
+    const opts = {color: this.useColor(flags['no-color']), source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderNftShow(ruleset, flags.output as ShowFormat, opts))
   }
 }

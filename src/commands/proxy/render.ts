@@ -1,13 +1,8 @@
 import {Args, Flags} from '@oclif/core'
+import {type ProxyMode, renderProxy} from '../../app/proxy/service.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags} from '../../cli/node-artifact.js'
-import {describeRender, proxierFlags, resolveProxierInput} from '../../cli/proxy-input.js'
-import {checkProxierForm, liveProxier} from '../../cli/proxy-live.js'
-import {renderIpvs} from '../../cli/proxy-ipvs.js'
-import {renderNftables} from '../../cli/proxy-nft.js'
-import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
-import {serializeSave} from '../../core/proxier/iptables/save.js'
+import {commonFlags, liveShowFlags, proxierFlags} from '../../cli/flags.js'
+import {environment} from '../../transports/connect.js'
 
 export default class ProxyRender extends BaseCommand {
   static override summary = 'Print the iptables rules kube-proxy would program on a node, computed offline from API objects.'
@@ -34,19 +29,7 @@ export default class ProxyRender extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyRender)
-    checkProxierForm(args.node, flags, '', undefined)
-    if (flags.mode === 'ipvs') {
-      process.stdout.write(await renderIpvs(args.node, flags, {note: (m) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}))
-      return
-    }
-    if (flags.mode === 'nftables') {
-      process.stdout.write(await renderNftables(args.node, flags, {note: (m) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}))
-      return
-    }
-    const render = args.node !== undefined ? (await liveProxier(args.node, flags)).render : resolveProxierInput(flags)
-    if (flags.verbose) this.note(describeRender(render))
-    if (!flags.quiet) for (const n of render.notes) this.note(`note: ${n}`)
-    const out = generateIptablesRestore(render.input)
-    process.stdout.write(flags.format === 'save' ? serializeSave(out.ruleset) : out.text)
+    const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
+    process.stdout.write(await renderProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io))
   }
 }

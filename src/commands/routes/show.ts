@@ -1,11 +1,10 @@
 import {Args, Flags} from '@oclif/core'
+import {showRoutes} from '../../app/show.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {commonFlags} from '../../cli/flags.js'
-import {liveShowFlags, parseArtifact, readArtifact} from '../../cli/node-artifact.js'
-import {parseRoutes} from '../../core/parse/routes.js'
-import {UsageError} from '../../errors.js'
+import {commonFlags, liveShowFlags} from '../../cli/flags.js'
 import type {ShowFormat} from '../../render/ipvs-show.js'
 import {renderRoutesShow} from '../../render/routes-show.js'
+import {environment} from '../../transports/connect.js'
 
 export default class RoutesShow extends BaseCommand {
   static override summary = 'Show a route table grouped by device, marking blackhole/unreachable routes and Calico devices.'
@@ -31,11 +30,8 @@ export default class RoutesShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(RoutesShow)
-    const file = flags['from-file']
-    if (file === undefined && args.node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).')
-    const artifact = await readArtifact('ip-route', file, file === undefined ? args.node : undefined, flags)
-    const table = parseArtifact(artifact, parseRoutes)
-    const opts = {color: this.useColor(flags['no-color']), source: artifact.source, ...(args.node ? {node: args.node} : {})}
+    const {value: table, source} = await showRoutes(args.node, flags['from-file'], flags, environment(flags))
+    const opts = {color: this.useColor(flags['no-color']), source, ...(args.node ? {node: args.node} : {})}
     process.stdout.write(renderRoutesShow(table, flags.output as ShowFormat, opts))
   }
 }

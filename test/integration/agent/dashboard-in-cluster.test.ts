@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {after, afterEach, before, describe, it} from 'node:test'
-import type {InClusterFlags} from '../../../src/cli/agent-live.js'
+import type {InClusterFlags} from '../../../src/app/live/in-cluster.js'
+import {inClusterSource, type RunHandlers} from '../../../src/app/dashboard/sources.js'
+import {type ConnectFlags, environment} from '../../../src/transports/connect.js'
 import {encodeAgentDocument} from '../../../src/core/agent/document.js'
 import type {KubeObject} from '../../../src/core/model/k8s.js'
 import type {NodeSnapshot} from '../../../src/core/model/snapshot.js'
 import {UsageError} from '../../../src/errors.js'
 import {readBundle} from '../../../src/transports/bundle/bundle.js'
-import {inClusterSource, type RunHandlers} from '../../../src/ui/sources.js'
 import {type FakeApiServer, startFakeApiServer} from '../../support/fake-apiserver.js'
 import {REPO_ROOT} from '../../support/golden.js'
 
@@ -18,7 +19,7 @@ describe('dashboard --in-cluster source', () => {
   let api: FakeApiServer
   let bundle: Awaited<ReturnType<typeof readBundle>>
   let play: (pod: KubeObject, node: string) => void = () => undefined
-  const flags = (): InClusterFlags => ({kubeconfig: api.kubeconfigPath, all: true, via: 'ssh', concurrency: 4, timeout: '30s', 'node-timeout': '20s', 'address-type': 'InternalIP', image: 'ghcr.io/node-doctor/kubectl-node-doctor:test'})
+  const flags = (): InClusterFlags & ConnectFlags => ({kubeconfig: api.kubeconfigPath, all: true, via: 'ssh', concurrency: 4, timeout: '30s', 'node-timeout': '20s', 'address-type': 'InternalIP', image: 'ghcr.io/node-doctor/kubectl-node-doctor:test'})
   const agentNamespaces = () => api.objects().filter((o) => o.kind === 'Namespace' && o.metadata.name.startsWith('node-doctor-'))
 
   /** Handlers that record what the dashboard would receive, in order. */
@@ -51,7 +52,7 @@ describe('dashboard --in-cluster source', () => {
 
   it("hands over each node's snapshot as its agent's document is read, then removes the agent's namespace", async () => {
     play = (pod, node) => api.setLog(`${pod.metadata.namespace}/${pod.metadata.name}/agent`, encodeAgentDocument(bundle.nodes.find((n) => n.node === node)!))
-    const source = inClusterSource([], flags(), undefined, 'test', {pollMs: 20})
+    const source = inClusterSource([], flags(), undefined, 'test', environment(flags()), {pollMs: 20})
     assert.equal(source.title, 'in-cluster: all nodes')
     const r = recorder()
     await source.run(r.h)
@@ -68,7 +69,7 @@ describe('dashboard --in-cluster source', () => {
   it('stops when the dashboard is closed: the nodes not read yet say so, and the namespace goes', async () => {
     // The agents never write their documents: without the abort the run would wait for --node-timeout (20 s).
     const controller = new AbortController()
-    const source = inClusterSource(['node-a'], {...flags(), all: false}, undefined, 'test', {pollMs: 20})
+    const source = inClusterSource(['node-a'], {...flags(), all: false}, undefined, 'test', environment(flags()), {pollMs: 20})
     const r = recorder()
     const t0 = Date.now()
     const run = source.run(r.h, controller.signal)
@@ -83,8 +84,8 @@ describe('dashboard --in-cluster source', () => {
   })
 
   it('refuses --via with --in-cluster, and a bad duration, before reaching the cluster', () => {
-    assert.throws(() => inClusterSource([], {...flags(), via: 'pod'}, undefined, 'test'), (e: unknown) => e instanceof UsageError && /--in-cluster and --via pod do not go together/.test(e.message))
-    assert.throws(() => inClusterSource([], {...flags(), timeout: 'soon'}, undefined, 'test'), /timeout/)
+    assert.throws(() => inClusterSource([], {...flags(), via: 'pod'}, undefined, 'test', environment({...flags(), via: 'pod'})), (e: unknown) => e instanceof UsageError && /--in-cluster and --via pod do not go together/.test(e.message))
+    assert.throws(() => inClusterSource([], {...flags(), timeout: 'soon'}, undefined, 'test', environment(flags())), /timeout/)
   })
 })
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {agentPodState} from '../../../src/core/agent/pod-state.js'
 import type {Pod} from '../../../src/core/model/k8s.js'
-import {agentWaitMs} from '../../../src/cli/agent-live.js'
+import {agentWaitMs} from '../../../src/app/live/in-cluster.js'
 
 type Status = NonNullable<Pod['status']>
 type ContainerStatus = NonNullable<Status['containerStatuses']>[number]

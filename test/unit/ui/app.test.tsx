@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
 import {render} from 'ink-testing-library'
 import {describe, it} from 'node:test'
 import {Dashboard} from '../../../src/ui/app.js'
-import {bundleSource} from '../../../src/ui/sources.js'
+import {bundleSource} from '../../../src/app/dashboard/sources.js'
+import {environment} from '../../../src/transports/connect.js'
 import {expectGolden} from '../../support/golden.js'
 import {BUNDLE_DIR, exampleBundle, FIXED_NOW, HeldSource, METADATA, plain, until} from './fixtures.js'
 
@@ -44,7 +45,7 @@ describe('dashboard app', () => {
 
   it('navigates: node, Service port, back, filter', async () => {
     // The title names the bundle as typed on the command line (goldens must not hold this checkout's path).
-    const source = {...bundleSource(BUNDLE_DIR, {names: []}), title: 'bundle examples/bundle'}
+    const source = {...bundleSource(BUNDLE_DIR, {names: []}, environment({})), title: 'bundle examples/bundle'}
     const app = render(<Dashboard source={source} now={FIXED_NOW} tool={METADATA.tool} command={METADATA.command} color={false} size={SIZE} />)
     const press = async (key: string, what: string, test: (f: string) => boolean): Promise<string> => {
       app.stdin.write(key)
@@ -74,7 +75,7 @@ describe('dashboard app', () => {
   })
 
   it('shows why a run failed, and a retry fixes nothing that is still broken', async () => {
-    const app = render(<Dashboard source={bundleSource('/nonexistent', {names: []})} now={FIXED_NOW} tool={METADATA.tool} command={METADATA.command} color={false} size={SIZE} />)
+    const app = render(<Dashboard source={bundleSource('/nonexistent', {names: []}, environment({}))} now={FIXED_NOW} tool={METADATA.tool} command={METADATA.command} color={false} size={SIZE} />)
     try {
       const f = await until(app.lastFrame, (x) => x.includes('✖ bundle /nonexistent does not exist (r to retry)'), 'the error')
       assert.match(plain(f), /no nodes match the filter/)

@@ -6,7 +6,7 @@ import {stripVTControlCharacters} from 'node:util'
 import type {ReportMetadata} from '../../../src/core/model/report.js'
 import {type Bundle, readBundle} from '../../../src/transports/bundle/bundle.js'
 import {analyzeNode, type NodeAnalysis} from '../../../src/ui/fleet-state.js'
-import type {FleetSource, RunHandlers} from '../../../src/ui/sources.js'
+import type {FleetSource, RunHandlers} from '../../../src/app/dashboard/sources.js'
 import {REPO_ROOT} from '../../support/golden.js'
 
 export const BUNDLE_DIR = join(REPO_ROOT, 'examples', 'bundle')

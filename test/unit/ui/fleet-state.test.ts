@@ -5,7 +5,9 @@ import {before, describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../src/app/analyze.js'
 import type {Bundle} from '../../../src/transports/bundle/bundle.js'
 import {type FleetEvent, type FleetState, fleetReducer, fleetReport, INITIAL_FLEET, mergeReport} from '../../../src/ui/fleet-state.js'
-import {bundleSource, startRun} from '../../../src/ui/sources.js'
+import {bundleSource} from '../../../src/app/dashboard/sources.js'
+import {environment} from '../../../src/transports/connect.js'
+import {startRun} from '../../../src/ui/sources.js'
 import {analysesOf, BUNDLE_DIR, exampleBundle, FIXED_NOW, METADATA} from './fixtures.js'
 
 function reduce(events: FleetEvent[], from: FleetState = INITIAL_FLEET): FleetState {
@@ -71,7 +73,7 @@ describe('dashboard fleet state', () => {
 
   it('runs a bundle source: every node of the bundle, then done', async () => {
     const events: FleetEvent[] = []
-    await startRun(bundleSource(BUNDLE_DIR, {names: []}), (e) => events.push(e), {run: 1, now: FIXED_NOW, tool: METADATA.tool, command: METADATA.command})
+    await startRun(bundleSource(BUNDLE_DIR, {names: []}, environment({})), (e) => events.push(e), {run: 1, now: FIXED_NOW, tool: METADATA.tool, command: METADATA.command})
     assert.deepEqual(
       events.map((e) => (e.type === 'node-done' ? `${e.type} ${e.analysis.snapshot.node}` : e.type === 'targets' ? `targets ${e.nodes.join(',')}` : e.type)),
       ['run-start', 'targets node-a,node-b', 'node-done node-a', 'node-done node-b', 'run-done'],
@@ -81,8 +83,8 @@ describe('dashboard fleet state', () => {
   it('turns a bad bundle or selection into a failed run naming what was wrong', async () => {
     const events: FleetEvent[] = []
     const o = {run: 1, now: FIXED_NOW, tool: METADATA.tool, command: METADATA.command}
-    await startRun(bundleSource('/nonexistent/bundle', {names: []}), (e) => events.push(e), o)
-    await startRun(bundleSource(BUNDLE_DIR, {names: ['node-z']}), (e) => events.push(e), {...o, run: 2})
+    await startRun(bundleSource('/nonexistent/bundle', {names: []}, environment({})), (e) => events.push(e), o)
+    await startRun(bundleSource(BUNDLE_DIR, {names: ['node-z']}, environment({})), (e) => events.push(e), {...o, run: 2})
     assert.deepEqual(
       events.filter((e) => e.type === 'run-failed'),
       [
@@ -90,6 +92,6 @@ describe('dashboard fleet state', () => {
         {type: 'run-failed', run: 2, message: `node "node-z" not in bundle ${BUNDLE_DIR}`, exitCode: 2, hint: 'The bundle holds: node-a, node-b.'},
       ],
     )
-    assert.throws(() => bundleSource(BUNDLE_DIR, {names: ['node-a'], all: true}), /choose nodes one way/)
+    assert.throws(() => bundleSource(BUNDLE_DIR, {names: ['node-a'], all: true}, environment({})), /choose nodes one way/)
   })
 })

@@ -15,7 +15,7 @@ import {
   progressText,
   type ServiceRef,
 } from '../../../src/ui/model.js'
-import {nodeServices} from '../../../src/ui/service-detail.js'
+import {nodeServices} from '../../../src/app/dashboard/service-detail.js'
 import {analysesOf, exampleBundle, METADATA} from './fixtures.js'
 
 const rules = COLUMNS.find((c) => c.key === 'rules')!

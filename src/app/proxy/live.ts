@@ -1,11 +1,15 @@
 // The live form of `proxy render|diff` and `trace`: a NODE argument instead of --objects/--iptables-save. The
 // cluster objects come from the API (read once) and the node's dump and runtime facts over the node transport.
-import {liveProxierInput} from '../core/checks/iptables/live.js'
-import type {IptablesDump} from '../core/parse/iptables-save.js'
-import type {RenderInput} from '../core/proxier/render-input.js'
-import {AccessError, UsageError} from '../errors.js'
-import {type LiveFlags, SINGLE_NODE_DEFAULTS, collectLive} from './live.js'
-import {ArtifactUnavailableError} from './node-artifact.js'
+import {liveProxierInput} from '../../core/checks/iptables/live.js'
+import type {Area} from '../../core/model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
+import type {IptablesDump} from '../../core/parse/iptables-save.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
+import {AccessError, UsageError} from '../../errors.js'
+import type {Environment} from '../../ports/environment.js'
+import {collectLive} from '../live/collect.js'
+import {ArtifactUnavailableError} from '../live/node-artifact.js'
+import {type LiveFlags, SINGLE_NODE_DEFAULTS} from '../live/targets.js'
 
 export interface LiveProxier {
   render: RenderInput
@@ -15,15 +19,22 @@ export interface LiveProxier {
 }
 
 
-/** Collects what the proxier needs for one node, live. */
-export async function liveProxier(node: string, flags: Partial<LiveFlags>): Promise<LiveProxier> {
-  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, {areas: ['iptables']})
+/** One node collected live for the proxier (the areas it needs); a node that could not be reached is an AccessError. */
+export async function collectProxierNode(node: string, flags: Partial<LiveFlags>, env: Environment, areas: Area[]): Promise<{cluster: ClusterSnapshot; snap: NodeSnapshot; context: string}> {
+  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, env, {areas})
   const snap = live.nodes[0]!
   const fatal = snap.errors.find((e) => e.fatal)
   if (fatal) throw new AccessError(`cannot collect from node ${node}: ${fatal.message}`)
+  return {cluster: live.cluster, snap, context: live.access.context}
+}
+
+/** Collects what the proxier needs for one node, live. */
+export async function liveProxier(node: string, flags: Partial<LiveFlags>, env: Environment): Promise<LiveProxier> {
+  const live = await collectProxierNode(node, flags, env, ['iptables'])
+  const snap = live.snap
   const input = liveProxierInput(live.cluster, snap)
   if (!input.ok) throw new ArtifactUnavailableError(`node ${node}: ${input.reason}`)
-  return {render: input.render, dump: input.dump, dumpText: input.dumpText, context: live.access.context}
+  return {render: input.render, dump: input.dump, dumpText: input.dumpText, context: live.context}
 }
 
 /** Offline needs --objects and --node; live takes a NODE argument instead. Exactly one form. */

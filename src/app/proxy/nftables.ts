@@ -1,20 +1,21 @@
 // `proxy render|diff --mode nftables`: the nftables proxier's input from --objects files (or live from a NODE), the
 // rendered `table ip|ip6 kube-proxy` in `nft list` syntax, and the diff against `nft list table …` / `nft -j list
 // ruleset` as a Report. The iptables-only runtime facts (--random-fully, --nfacct, --tcp-be-liberal) do not apply.
-import {diffTablesAgainstListing} from '../core/checks/nftables/diff.js'
-import {liveNftablesInput} from '../core/checks/nftables/live.js'
-import {type Report, buildReport} from '../core/model/report.js'
-import {type NftRuleset, kubeProxyTables, parseNft} from '../core/parse/nft.js'
-import {formatKubeProxyVersion} from '../core/proxier/config.js'
-import {generateNftables} from '../core/proxier/nftables/generate.js'
-import {type NftablesRenderInput, nftablesRenderInput} from '../core/proxier/nftables/options.js'
-import {serializeNftTable} from '../core/proxier/nftables/table.js'
-import type {RenderInput} from '../core/proxier/render-input.js'
-import {AccessError, UsageError} from '../errors.js'
-import {parseInputFile} from './input.js'
-import {type LiveFlags, SINGLE_NODE_DEFAULTS, collectLive} from './live.js'
-import {ArtifactUnavailableError} from './node-artifact.js'
-import {type ProxierFlagValues, resolveProxierInput} from './proxy-input.js'
+import {diffTablesAgainstListing} from '../../core/checks/nftables/diff.js'
+import {liveNftablesInput} from '../../core/checks/nftables/live.js'
+import {type Report, buildReport} from '../../core/model/report.js'
+import {type NftRuleset, kubeProxyTables, parseNft} from '../../core/parse/nft.js'
+import {formatKubeProxyVersion} from '../../core/proxier/config.js'
+import {generateNftables} from '../../core/proxier/nftables/generate.js'
+import {type NftablesRenderInput, nftablesRenderInput} from '../../core/proxier/nftables/options.js'
+import {serializeNftTable} from '../../core/proxier/nftables/table.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
+import {UsageError} from '../../errors.js'
+import type {Environment} from '../../ports/environment.js'
+import {ArtifactUnavailableError} from '../live/node-artifact.js'
+import type {LiveFlags} from '../live/targets.js'
+import {parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {collectProxierNode} from './live.js'
 
 const IPTABLES_ONLY = ['random-fully', 'nfacct', 'tcp-be-liberal'] as const
 
@@ -30,8 +31,8 @@ function iptablesOnlyNotes(flags: ProxierFlagValues): string[] {
 }
 
 /** Offline: the --objects files and flags → the nftables proxier's input for one family. */
-export function resolveNftablesInput(flags: ProxierFlagValues, familyHint?: 'ipv4' | 'ipv6'): NftablesRun {
-  const render = resolveProxierInput(flags, familyHint)
+export function resolveNftablesInput(flags: ProxierFlagValues, env: Environment, familyHint?: 'ipv4' | 'ipv6'): NftablesRun {
+  const render = resolveProxierInput(flags, env, familyHint)
   const config = render.kubeProxyConfig
   const nft = nftablesRenderInput(render, config, render.serviceCIDRs)
   if (config?.mode !== undefined && config.mode !== 'nftables') nft.notes.push(`the kube-proxy ConfigMap sets mode ${JSON.stringify(config.mode)}; rendering nftables mode as asked`)
@@ -40,16 +41,14 @@ export function resolveNftablesInput(flags: ProxierFlagValues, familyHint?: 'ipv
 
 
 /** Live: the objects from the API and the node's addresses and nft ruleset over the node transport. */
-export async function liveNftables(node: string, flags: Partial<LiveFlags> & ProxierFlagValues): Promise<NftablesRun & {listing?: NftRuleset}> {
-  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, {areas: ['nftables']})
-  const snap = live.nodes[0]!
-  const fatal = snap.errors.find((e) => e.fatal)
-  if (fatal) throw new AccessError(`cannot collect from node ${node}: ${fatal.message}`)
+export async function liveNftables(node: string, flags: Partial<LiveFlags> & ProxierFlagValues, env: Environment): Promise<NftablesRun & {listing?: NftRuleset}> {
+  const live = await collectProxierNode(node, flags, env, ['nftables'])
+  const snap = live.snap
   const input = liveNftablesInput(live.cluster, snap, {anyMode: true, listingOptional: true})
   if (!input.ok) throw new ArtifactUnavailableError(`node ${node}: ${input.reason}`)
   const nft = input.inputs[0]!
   const hasListing = snap.artifacts['nft-ruleset'] !== undefined
-  return {render: input.render, nft, notes: [...iptablesOnlyNotes(flags), ...input.render.notes, ...nft.notes], context: live.access.context, ...(hasListing ? {listing: input.listing} : {})}
+  return {render: input.render, nft, notes: [...iptablesOnlyNotes(flags), ...input.render.notes, ...nft.notes], context: live.context, ...(hasListing ? {listing: input.listing} : {})}
 }
 
 /** The rendered table, loadable with `nft -f` exactly as printed. */
@@ -58,8 +57,8 @@ export function renderNftablesText(run: NftablesRun): string {
 }
 
 /** Reads and parses an nft listing file, naming the file in errors; refuses listings without a kube-proxy table family match. */
-export function readNftListing(path: string): NftRuleset {
-  return parseInputFile(path, (text) => parseNft(text))
+export function readNftListing(path: string, env: Environment): NftRuleset {
+  return parseInputFile(env, path, (text) => parseNft(text))
 }
 
 /** The family of the kube-proxy table in a listing, when it holds exactly one. */
@@ -95,50 +94,45 @@ export function nftablesDiffReport(run: NftablesRun, listing: NftRuleset, meta: 
   })
 }
 
-export interface NftIO {
-  note: (message: string) => void
-  verbose?: boolean
-  quiet?: boolean
-}
-
 function describe(run: NftablesRun): string {
   const o = run.nft.input.options
   return `kube-proxy ${formatKubeProxyVersion(run.render.version)} (from ${run.render.versionSource}), nftables mode, ${o.family}, node ${run.render.node.metadata.name}`
 }
 
-function tell(run: NftablesRun, io: NftIO): void {
+function tell(run: NftablesRun, io: ProxyIO): void {
   if (io.verbose) io.note(describe(run))
   if (!io.quiet) for (const n of run.notes) io.note(`note: ${n}`)
 }
 
 /** `proxy render --mode nftables [NODE]`: the table text. */
-export async function renderNftables(nodeArg: string | undefined, flags: Partial<LiveFlags> & ProxierFlagValues, io: NftIO): Promise<string> {
-  const run = nodeArg !== undefined ? await liveNftables(nodeArg, flags) : resolveNftablesInput(flags)
+export async function renderNftables(nodeArg: string | undefined, flags: Partial<LiveFlags> & ProxierFlagValues, env: Environment, io: ProxyIO): Promise<string> {
+  const run = nodeArg !== undefined ? await liveNftables(nodeArg, flags, env) : resolveNftablesInput(flags, env)
   tell(run, io)
   return renderNftablesText(run)
 }
 
 /** `proxy diff --mode nftables (--nft FILE | NODE)`: the Report. */
-export async function diffNftablesCommand(
+export async function diffNftables(
   nodeArg: string | undefined,
   flags: Partial<LiveFlags> & ProxierFlagValues & {nft?: string},
-  io: NftIO,
-  meta: {toolVersion: string; command: string},
+  env: Environment,
+  io: ProxyIO,
+  meta: ProxyMeta,
 ): Promise<Report> {
   if (nodeArg !== undefined) {
     if (flags.objects?.length || flags.node || flags.nft) throw new UsageError('give either a NODE to read live, or --objects, --node and --nft for files, not both')
-    const run = await liveNftables(nodeArg, flags)
+    const run = await liveNftables(nodeArg, flags, env)
     tell(run, io)
     if (!run.listing) throw new ArtifactUnavailableError(`node ${nodeArg}: \`nft list ruleset\` could not be collected`, 'Is nft installed on the node, and does the SSH user have root (--sudo)?')
     return nftablesDiffReport(run, run.listing, {version: meta.toolVersion, command: meta.command, ...(run.context ? {context: run.context} : {})})
   }
   const missing = [!flags.objects?.length && '--objects', !flags.node && '--node', !flags.nft && '--nft'].filter(Boolean)
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(', ')}`, 'Give a NODE to read it live, or --objects FILE, --node NAME, --nft FILE (`nft list table ip kube-proxy` or `nft -j list ruleset`).')
-  const listing = readNftListing(flags.nft!)
+  const listing = readNftListing(flags.nft!, env)
   const fromListing = listingFamily(listing)
   const family = flags['ip-family'] as 'ipv4' | 'ipv6' | undefined
   if (kubeProxyTables(listing).length === 0 && !io.quiet) io.note(`note: ${flags.nft} holds no kube-proxy table`)
-  const run = resolveNftablesInput(flags, family ?? fromListing)
+  const run = resolveNftablesInput(flags, env, family ?? fromListing)
   tell(run, io)
   return nftablesDiffReport(run, listing, {version: meta.toolVersion, command: meta.command})
 }

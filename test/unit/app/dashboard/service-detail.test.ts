@@ -2,11 +2,10 @@
 // stale endpoint chain, so its trace to the cluster IP never reaches the endpoint; node-b matches kube-proxy's rules.
 import assert from 'node:assert/strict'
 import {before, describe, it} from 'node:test'
-import type {NodeSnapshot} from '../../../src/core/model/snapshot.js'
-import type {Bundle} from '../../../src/transports/bundle/bundle.js'
-import type {ServiceRef} from '../../../src/ui/model.js'
-import {diffLines, nodeServices, serviceDetail} from '../../../src/ui/service-detail.js'
-import {exampleBundle} from './fixtures.js'
+import type {NodeSnapshot} from '../../../../src/core/model/snapshot.js'
+import type {Bundle} from '../../../../src/transports/bundle/bundle.js'
+import {diffLines, nodeServices, serviceDetail, type ServiceRef} from '../../../../src/app/dashboard/service-detail.js'
+import {exampleBundle} from '../../ui/fixtures.js'
 
 describe('dashboard Service detail', () => {
   let bundle: Bundle

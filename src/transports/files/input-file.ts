@@ -1,6 +1,6 @@
 // Reading user-supplied input files for offline commands. Errors name the file and say what was wrong.
 import {readFileSync, statSync} from 'node:fs'
-import {InputError, ParseError, UsageError} from '../errors.js'
+import {InputError, UsageError} from '../../errors.js'
 
 /** Reads a text input file ('-' = stdin). Refuses directories, unreadable files and binary content. */
 export function readInputFile(path: string): string {
@@ -25,15 +25,4 @@ export function readInputFile(path: string): string {
     throw new InputError(path === '-' ? '<stdin>' : path, 'binary data (NUL byte) found: this is not a text dump', line)
   }
   return buf.toString('utf8')
-}
-
-/** Runs a parser over a file's text, turning its ParseError into an InputError that names the file. */
-export function parseInputFile<T>(path: string, parse: (text: string) => T): T {
-  const text = readInputFile(path)
-  try {
-    return parse(text)
-  } catch (err) {
-    if (err instanceof ParseError) throw new InputError(path === '-' ? '<stdin>' : path, err.message, err.line)
-    throw err
-  }
 }

@@ -1,29 +1,22 @@
 // `proxy render --mode ipvs` and `proxy diff --mode ipvs`: what the two commands call. Offline from files
 // (--objects/--node plus --ipvsadm, --ip-addr, --ipset, --iptables-save) or live for a NODE (objects from the API,
 // the node's artifacts over the transport).
-import {Flags} from '@oclif/core'
-import {diffIpvsAgainstNode, type IpvsDiffOutcome} from '../core/checks/ipvs/diff.js'
-import {ipvsLiveInput, nodeAddressesFromLinks, parseIpsetOrEmpty, parseIpvsadmOrEmpty} from '../core/checks/ipvs/live.js'
-import type {IpvsActual} from '../core/diff/ipvs.js'
-import {buildReport, type Report} from '../core/model/report.js'
-import {parseIptablesSave} from '../core/parse/iptables-save.js'
-import {parseLinks} from '../core/parse/links.js'
-import {formatKubeProxyVersion} from '../core/proxier/config.js'
-import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../core/proxier/ipvs/config.js'
-import {formatIpvsState, generateIpvsState, type IpvsState} from '../core/proxier/ipvs/generate.js'
-import type {RenderInput} from '../core/proxier/render-input.js'
-import {AccessError, InputError, ParseError, UsageError} from '../errors.js'
-import {parseInputFile} from './input.js'
-import {type LiveFlags, SINGLE_NODE_DEFAULTS, collectLive} from './live.js'
-import {ArtifactUnavailableError} from './node-artifact.js'
-import {describeRender, type ProxierFlagValues, resolveProxierInput} from './proxy-input.js'
-
-/** The extra inputs of `proxy diff --mode ipvs` (the existing --iptables-save is reused). */
-export const ipvsDiffFlags = {
-  ipvsadm: Flags.string({summary: "With --mode ipvs: the node's `ipvsadm -Sn` (or `-Ln`) output; - for stdin."}),
-  'ip-addr': Flags.string({summary: "With --mode ipvs: the node's `ip -j addr` (or `ip addr`) output: kube-ipvs0's addresses and the node addresses."}),
-  ipset: Flags.string({summary: "With --mode ipvs: the node's `ipset save` (or `ipset list`) output."}),
-}
+import {diffIpvsAgainstNode, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
+import {ipvsLiveInput, nodeAddressesFromLinks, parseIpsetOrEmpty, parseIpvsadmOrEmpty} from '../../core/checks/ipvs/live.js'
+import type {IpvsActual} from '../../core/diff/ipvs.js'
+import {buildReport, type Report} from '../../core/model/report.js'
+import {parseIptablesSave} from '../../core/parse/iptables-save.js'
+import {parseLinks} from '../../core/parse/links.js'
+import {formatKubeProxyVersion} from '../../core/proxier/config.js'
+import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../core/proxier/ipvs/config.js'
+import {formatIpvsState, generateIpvsState, type IpvsState} from '../../core/proxier/ipvs/generate.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
+import {InputError, ParseError, UsageError} from '../../errors.js'
+import type {Environment} from '../../ports/environment.js'
+import {ArtifactUnavailableError} from '../live/node-artifact.js'
+import type {LiveFlags} from '../live/targets.js'
+import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {collectProxierNode} from './live.js'
 
 export const IPVS_DEPRECATION_NOTE =
   'note: IPVS mode is deprecated since kube-proxy v1.35 (KEP-5495) and will be gated off; plan the move to nftables mode (`kubectl node-doctor fix kube-proxy-mode --to nftables`).'
@@ -40,8 +33,8 @@ interface IpvsRender {
  * The offline proxier input for IPVS mode: the objects files, the kube-proxy configuration (with its `ipvs:`
  * section) and runtime facts.
  */
-function resolveIpvsOffline(flags: ProxierFlagValues, nodeAddresses?: string[]): IpvsRender {
-  const render = resolveProxierInput(flags, undefined, nodeAddresses ? {nodeAddresses} : {})
+function resolveIpvsOffline(flags: ProxierFlagValues, env: Environment, nodeAddresses?: string[]): IpvsRender {
+  const render = resolveProxierInput(flags, env, undefined, nodeAddresses ? {nodeAddresses} : {})
   try {
     const ipvs = ipvsOptionsFromKubeProxyConfig(render.kubeProxyConfig)
     return {render, ipvs, state: generateIpvsState({...render.input, ipvs})}
@@ -52,23 +45,14 @@ function resolveIpvsOffline(flags: ProxierFlagValues, nodeAddresses?: string[]):
 }
 
 /** Live: objects from the API, the node's artifacts over the transport; the node must run IPVS mode. */
-async function resolveIpvsLive(node: string, flags: Partial<LiveFlags>, forRender = false): Promise<IpvsRender & {actual: IpvsActual; context: string}> {
-  const live = await collectLive([node], {...SINGLE_NODE_DEFAULTS, ...flags}, {areas: ['ipvs', 'proxy-mode']})
-  const snap = live.nodes[0]!
-  const fatal = snap.errors.find((e) => e.fatal)
-  if (fatal) throw new AccessError(`cannot collect from node ${node}: ${fatal.message}`)
-  const input = ipvsLiveInput(live.cluster, snap, {forRender})
+async function resolveIpvsLive(node: string, flags: Partial<LiveFlags>, env: Environment, forRender = false): Promise<IpvsRender & {actual: IpvsActual; context: string}> {
+  const live = await collectProxierNode(node, flags, env, ['ipvs', 'proxy-mode'])
+  const input = ipvsLiveInput(live.cluster, live.snap, {forRender})
   if (!input.ok) throw new ArtifactUnavailableError(`node ${node}: ${input.reason}`)
-  return {render: input.render, ipvs: input.ipvs, state: generateIpvsState({...input.render.input, ipvs: input.ipvs}), actual: input.actual, context: live.access.context}
+  return {render: input.render, ipvs: input.ipvs, state: generateIpvsState({...input.render.input, ipvs: input.ipvs}), actual: input.actual, context: live.context}
 }
 
-export interface CommandIO {
-  note(message: string): void
-  verbose?: boolean
-  quiet?: boolean
-}
-
-function notes(io: CommandIO, r: IpvsRender): void {
+function notes(io: ProxyIO, r: IpvsRender): void {
   if (io.verbose) io.note(`${describeRender(r.render)}, IPVS scheduler ${r.ipvs.scheduler}`)
   if (io.quiet) return
   for (const n of r.render.notes) io.note(`note: ${n}`)
@@ -76,8 +60,8 @@ function notes(io: CommandIO, r: IpvsRender): void {
 }
 
 /** `proxy render --mode ipvs`: the text to print (ipvsadm -Sn, kube-ipvs0 addresses, ipset save, iptables). */
-export async function renderIpvs(node: string | undefined, flags: ProxierFlagValues & Partial<LiveFlags>, io: CommandIO): Promise<string> {
-  const r = node !== undefined ? await resolveIpvsLive(node, flags, true) : resolveIpvsOffline(flags)
+export async function renderIpvs(node: string | undefined, flags: ProxierFlagValues & Partial<LiveFlags>, env: Environment, io: ProxyIO): Promise<string> {
+  const r = node !== undefined ? await resolveIpvsLive(node, flags, env, true) : resolveIpvsOffline(flags, env)
   notes(io, r)
   return formatIpvsState(r.state)
 }
@@ -90,11 +74,12 @@ export interface IpvsDiffFlagValues extends ProxierFlagValues {
 }
 
 /** `proxy diff --mode ipvs`: the Report of the IPVS checks for one node. */
-export async function diffIpvsReport(
+export async function diffIpvs(
   node: string | undefined,
   flags: IpvsDiffFlagValues & Partial<LiveFlags>,
-  io: CommandIO,
-  meta: {toolVersion: string; command: string},
+  env: Environment,
+  io: ProxyIO,
+  meta: ProxyMeta,
 ): Promise<Report> {
   let r: IpvsRender
   let actual: IpvsActual
@@ -103,20 +88,20 @@ export async function diffIpvsReport(
     const files = ['ipvsadm', 'ip-addr', 'ipset', 'iptables-save'] as const
     const given = files.filter((f) => flags[f] !== undefined)
     if (flags.objects?.length || flags.node || given.length > 0) throw new UsageError(`give either a NODE to read live, or --objects, --node and the dump files, not both`)
-    const live = await resolveIpvsLive(node, flags)
+    const live = await resolveIpvsLive(node, flags, env)
     r = live
     actual = live.actual
     context = live.context
   } else {
     if (!flags.ipvsadm) throw new UsageError('--mode ipvs needs --ipvsadm FILE (the node\'s `ipvsadm -Sn`)', 'Add --ip-addr, --ipset and --iptables-save to compare kube-ipvs0, the ipsets and the iptables rules too.')
-    const links = flags['ip-addr'] !== undefined ? parseInputFile(flags['ip-addr'], parseLinks) : undefined
-    r = resolveIpvsOffline(flags, links ? nodeAddressesFromLinks(links) : undefined)
+    const links = flags['ip-addr'] !== undefined ? parseInputFile(env, flags['ip-addr'], parseLinks) : undefined
+    r = resolveIpvsOffline(flags, env, links ? nodeAddressesFromLinks(links) : undefined)
     const family = r.state.family
     actual = {
-      ipvs: parseInputFile(flags.ipvsadm, parseIpvsadmOrEmpty),
+      ipvs: parseInputFile(env, flags.ipvsadm, parseIpvsadmOrEmpty),
       ...(links ? {links} : {}),
-      ...(flags.ipset !== undefined ? {ipsets: parseInputFile(flags.ipset, parseIpsetOrEmpty)} : {}),
-      ...(flags['iptables-save'] !== undefined ? {iptables: parseInputFile(flags['iptables-save'], (t) => parseIptablesSave(t, {family}))} : {}),
+      ...(flags.ipset !== undefined ? {ipsets: parseInputFile(env, flags.ipset, parseIpsetOrEmpty)} : {}),
+      ...(flags['iptables-save'] !== undefined ? {iptables: parseInputFile(env, flags['iptables-save'], (t) => parseIptablesSave(t, {family}))} : {}),
     }
     if (actual.iptables && actual.iptables.familySource === 'header' && actual.iptables.family !== family) {
       throw new UsageError(`the proxier renders ${family} but ${flags['iptables-save']} is ${actual.iptables.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`, 'Pass --ip-family to choose.')

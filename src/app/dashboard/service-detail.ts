@@ -1,19 +1,26 @@
-// For one node and one Service port: the rule diff (the node's iptables against the rules kube-proxy should have
-// programmed) and the packet trace to the Service's cluster IP through both. Pure, over the snapshots, with the same
-// proxier input and diff the IPT checks use (src/core/checks/iptables/live.ts).
-import {liveIptablesDiff, liveProxierInput} from '../core/checks/iptables/live.js'
-import type {IptablesDifference} from '../core/diff/iptables.js'
-import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
-import {type IptablesDump, parseIptablesSave} from '../core/parse/iptables-save.js'
-import {formatKubeProxyVersion} from '../core/proxier/config.js'
-import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
-import {serializeSave} from '../core/proxier/iptables/save.js'
-import type {RenderInput} from '../core/proxier/render-input.js'
-import {buildServicePorts} from '../core/proxier/service-ports.js'
-import {compareTraces, type TracePacket, traceIptables} from '../core/trace/iptables-trace.js'
-import {traceSetup} from '../core/trace/setup.js'
-import type {TraceView} from '../render/trace.js'
-import type {ServiceRef} from './model.js'
+// The dashboard's Service view, for one node and one Service port: the rule diff (the node's iptables against the
+// rules kube-proxy should have programmed) and the packet trace to the Service's cluster IP through both. Pure, over
+// the snapshots, with the same proxier input and diff the IPT checks use (src/core/checks/iptables/live.ts) and the
+// same trace as `trace` (src/app/trace.ts).
+import {liveIptablesDiff, liveProxierInput} from '../../core/checks/iptables/live.js'
+import type {IptablesDifference} from '../../core/diff/iptables.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
+import type {IptablesDump} from '../../core/parse/iptables-save.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
+import {buildServicePorts} from '../../core/proxier/service-ports.js'
+import type {TracePacket} from '../../core/trace/iptables-trace.js'
+import {traceSetup} from '../../core/trace/setup.js'
+import type {TraceView} from '../../render/trace.js'
+import {expectedDump, traceThrough} from '../trace.js'
+
+/** A Service port of the node's expected rules, for the node view's Service list. */
+export interface ServiceRef {
+  /** kube-proxy's service-port name, `ns/name[:port]`: the `group` of the rule-diff findings. */
+  name: string
+  protocol: string
+  clusterIP: string
+  port: number
+}
 
 /** One line of a rule diff: `-` expected but absent, `+` present but not expected, `~` order, `!` broken jump. */
 export interface DiffLine {
@@ -46,7 +53,7 @@ function proxierFor(cluster: ClusterSnapshot, node: NodeSnapshot): Proxier | Una
   if (!p) {
     const input = liveProxierInput(cluster, node)
     p = input.ok
-      ? {render: input.render, dump: input.dump, expected: parseIptablesSave(serializeSave(generateIptablesRestore(input.render.input).ruleset))}
+      ? {render: input.render, dump: input.dump, expected: expectedDump(input.render)}
       : {reason: input.reason}
     perNode.set(node, p)
   }
@@ -108,15 +115,5 @@ export function serviceDetail(cluster: ClusterSnapshot, node: NodeSnapshot, serv
 function traceService(p: Proxier, nodeName: string, service: ServiceRef): TraceView | Unavailable {
   const setup = traceSetup(p.render, 'pod', {protocol: service.protocol.toLowerCase() as TracePacket['protocol'], dst: service.clusterIP, dport: service.port})
   if ('error' in setup) return {reason: setup.error}
-  const {packet, node: traceNode} = setup
-  const actual = traceIptables(p.dump, packet, traceNode)
-  const expected = traceIptables(p.expected, packet, traceNode)
-  return {
-    node: nodeName,
-    packet,
-    origin: setup.origin,
-    actual: {source: `${nodeName}:iptables-save`, result: actual},
-    expected: {source: `kube-proxy ${formatKubeProxyVersion(p.render.version)} rules from the objects`, result: expected},
-    comparison: compareTraces(actual, expected),
-  }
+  return {...traceThrough(p.render, p.dump, p.expected, setup, `${nodeName}:iptables-save`), node: nodeName}
 }

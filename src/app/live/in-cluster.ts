@@ -1,15 +1,14 @@
 // `--in-cluster`: the same targets as collectLive (kubeconfig → ClusterSnapshot read once → selected nodes), but the
 // NodeSnapshots come from node-doctor's own agent DaemonSet instead of SSH or debug pods.
-import {type AgentRunEvent, type AgentRunOptions, collectWithAgents} from '../app/agent-run.js'
-import {defaultAgentImage} from '../core/agent/manifests.js'
-import type {Node} from '../core/model/k8s.js'
-import type {Area} from '../core/model/report.js'
-import {UsageError} from '../errors.js'
-import {KubeAgentApi} from '../transports/kube/agent-api.js'
-import {registerInterruptCleanup} from '../transports/pod/interrupt.js'
-import {newRunId} from '../transports/pod/debug-pod.js'
-import {parseDuration} from './flags.js'
-import {type LiveFlags, type LiveRun, resolveLiveTargets} from './live.js'
+import {defaultAgentImage} from '../../core/agent/manifests.js'
+import type {Node} from '../../core/model/k8s.js'
+import type {Area} from '../../core/model/report.js'
+import {parseDuration} from '../../duration.js'
+import {UsageError} from '../../errors.js'
+import type {AgentRunner, Environment, TextSink} from '../../ports/environment.js'
+import {type AgentRunEvent, type AgentRunOptions, collectWithAgents} from '../agent-run.js'
+import type {LiveRun} from './collect.js'
+import {type LiveFlags, resolveLiveTargets} from './targets.js'
 
 export interface InClusterFlags extends LiveFlags {
   image?: string
@@ -18,18 +17,20 @@ export interface InClusterFlags extends LiveFlags {
 export async function collectInCluster(
   names: string[],
   flags: InClusterFlags,
+  env: Environment,
   options: {areas?: Area[]; version: string; now?: () => Date; pollMs?: number},
 ): Promise<LiveRun> {
   checkInClusterFlags(flags)
   const now = options.now ?? (() => new Date())
-  const {access, client, cluster, selected, all} = await resolveLiveTargets(names, flags, now)
+  const {access, connection, cluster, selected, all} = await resolveLiveTargets(names, flags, env, now)
   const say = (m: string) => {
-    if (!flags.quiet) process.stderr.write(`${m}\n`)
+    if (!flags.quiet) env.stderr.write(`${m}\n`)
   }
-  const result = await collectWithAgents(new KubeAgentApi(client), {
-    ...agentRunOptions(flags, {...options, selected, all, now}),
-    onEvent: progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length, say),
-    warn: (m) => process.stderr.write(`${m}\n`),
+  const runner = env.agents(connection)
+  const result = await collectWithAgents(runner.api, {
+    ...agentRunOptions(flags, runner, {...options, selected, all, now}),
+    onEvent: progress(env.stderr, Boolean(env.stderr.isTTY) && !flags.quiet, selected.length, say),
+    warn: (m) => env.stderr.write(`${m}\n`),
   })
   return {access, cluster, nodes: result.nodes}
 }
@@ -44,12 +45,13 @@ export function checkInClusterFlags(flags: InClusterFlags): void {
 /** The agent run's options from the command's flags (shared by `check`/`preflight` and the dashboard). */
 export function agentRunOptions(
   flags: InClusterFlags,
+  runner: AgentRunner,
   o: {selected: Node[]; all: boolean; areas?: Area[]; version: string; now: () => Date; pollMs?: number},
 ): Omit<AgentRunOptions, 'onEvent' | 'warn'> {
   const timeoutMs = parseDuration(flags.timeout, 'timeout')
   const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
   return {
-    runId: newRunId(),
+    runId: runner.runId,
     image: flags.image ?? defaultAgentImage(o.version),
     ...(o.areas ? {areas: o.areas} : {}),
     nodes: o.selected,
@@ -59,11 +61,11 @@ export function agentRunOptions(
     ...(o.pollMs ? {pollMs: o.pollMs} : {}),
     concurrency: flags.concurrency,
     now: o.now,
-    registerCleanup: registerInterruptCleanup,
+    registerCleanup: runner.registerCleanup,
   }
 }
 
-function progress(tty: boolean, total: number, say: (m: string) => void): (e: AgentRunEvent) => void {
+function progress(out: TextSink, tty: boolean, total: number, say: (m: string) => void): (e: AgentRunEvent) => void {
   let done = 0
   let failed = 0
   return (e) => {
@@ -71,7 +73,7 @@ function progress(tty: boolean, total: number, say: (m: string) => void): (e: Ag
     if (e.type === 'deleted') return e.ok ? say(`agent: namespace ${e.namespace} deleted`) : undefined
     done++
     if (!e.ok) failed++
-    if (tty) process.stderr.write(`\r\x1b[2Kagent: ${done}/${total} done, ${failed} failed${done === total ? '\n' : ''}`)
+    if (tty) out.write(`\r\x1b[2Kagent: ${done}/${total} done, ${failed} failed${done === total ? '\n' : ''}`)
   }
 }
 

@@ -1,26 +1,24 @@
 // Shared by `proxy render`, `proxy diff` and `trace`: the --objects files and runtime-fact flags → the proxier input.
-import {Flags} from '@oclif/core'
 import {parse as parseYaml} from 'yaml'
-import {formatKubeProxyVersion, parseKubeProxyVersion} from '../core/proxier/config.js'
-import {loadObjects, ObjectsParseError} from '../core/proxier/objects.js'
-import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../core/proxier/render-input.js'
-import {InputError, ParseError, UsageError} from '../errors.js'
-import {readInputFile} from './input.js'
+import {formatKubeProxyVersion, parseKubeProxyVersion} from '../../core/proxier/config.js'
+import {loadObjects, ObjectsParseError} from '../../core/proxier/objects.js'
+import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../core/proxier/render-input.js'
+import {InputError, ParseError, UsageError} from '../../errors.js'
+import type {Environment} from '../../ports/environment.js'
 
 const CONFIG_SOURCE = 'kube-system/kube-proxy ConfigMap (config.conf)'
 
-export const proxierFlags = {
-  objects: Flags.string({summary: 'File with API objects (`kubectl get … -o yaml|json`; - for stdin). Repeatable. Not with a NODE argument.', multiple: true}),
-  node: Flags.string({summary: 'Name of the Node in the objects (decides local endpoints, node IPs, zone). Not with a NODE argument.'}),
-  'kube-proxy-version': Flags.string({summary: 'kube-proxy minor, e.g. v1.31 (default: the kube-proxy DaemonSet image tag in the objects).'}),
-  'ip-family': Flags.string({summary: "Which proxier (default: the node's primary family, or the dump's).", options: ['ipv4', 'ipv6']}),
-  'node-address': Flags.string({
-    summary: "An address on the node, as IP or IP/len (default: the Node's InternalIP/ExternalIP plus loopback). Repeatable; used with nodePortAddresses.",
-    multiple: true,
-  }),
-  'random-fully': Flags.boolean({summary: 'iptables supports --random-fully (default: yes).', allowNo: true}),
-  nfacct: Flags.boolean({summary: "kube-proxy could create its nfacct counters (default: yes; needs the kernel's nfnetlink_acct).", allowNo: true}),
-  'tcp-be-liberal': Flags.boolean({summary: "net.netfilter.nf_conntrack_tcp_be_liberal was set when kube-proxy started (default: the config's conntrack.tcpBeLiberal).", allowNo: true}),
+/** Where a proxy service's notes go (stderr), and how many: --verbose adds the proxier's description, --quiet drops the notes. */
+export interface ProxyIO {
+  note(message: string): void
+  verbose?: boolean
+  quiet?: boolean
+}
+
+/** What a proxy Report names: the tool version and the command line as run. */
+export interface ProxyMeta {
+  toolVersion: string
+  command: string
 }
 
 export interface ProxierFlagValues {
@@ -35,9 +33,9 @@ export interface ProxierFlagValues {
 }
 
 /** Reads the objects files and resolves node, version, configuration and runtime facts. */
-export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): RenderInput {
+export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environment, 'readInput'>, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): RenderInput {
   if (!flags.objects?.length || !flags.node) throw new UsageError('--objects and --node are required for offline rendering', 'Or give a NODE argument to read the cluster and the node live.')
-  const texts = flags.objects.map((path) => ({name: path === '-' ? '<stdin>' : path, text: readInputFile(path)}))
+  const texts = flags.objects.map((path) => ({name: path === '-' ? '<stdin>' : path, text: env.readInput(path)}))
   let objects
   try {
     objects = loadObjects(texts)
@@ -83,4 +81,15 @@ export function resolveProxierInput(flags: ProxierFlagValues, familyHint?: 'ipv4
 
 export function describeRender(r: RenderInput): string {
   return `kube-proxy ${formatKubeProxyVersion(r.version)} (from ${r.versionSource}), ${r.input.options.family}, node ${r.node.metadata.name}`
+}
+
+/** Runs a parser over an input file's text, turning its ParseError into an InputError that names the file. */
+export function parseInputFile<T>(env: Pick<Environment, 'readInput'>, path: string, parse: (text: string) => T): T {
+  const text = env.readInput(path)
+  try {
+    return parse(text)
+  } catch (err) {
+    if (err instanceof ParseError) throw new InputError(path === '-' ? '<stdin>' : path, err.message, err.line)
+    throw err
+  }
 }

@@ -1,0 +1,85 @@
+// `proxy render|diff --mode iptables` (the default): the rules kube-proxy's iptables proxier would program, from
+// --objects files or live for a NODE, and their semantic diff against the node's iptables-save as a Report
+// (with the other backend's dump, KUBE-* chains there too: PROXY-010).
+import {diffRulesetAgainstDump} from '../../core/checks/iptables/diff.js'
+import {dualBackendResult} from '../../core/checks/proxy-mode/dual-backend-report.js'
+import {buildReport, type Report} from '../../core/model/report.js'
+import {type IptablesDump, parseIptablesSave} from '../../core/parse/iptables-save.js'
+import {formatKubeProxyVersion} from '../../core/proxier/config.js'
+import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
+import {serializeSave} from '../../core/proxier/iptables/save.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
+import {UsageError} from '../../errors.js'
+import type {Environment} from '../../ports/environment.js'
+import type {LiveFlags} from '../live/targets.js'
+import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {checkProxierForm, liveProxier} from './live.js'
+
+export interface IptablesFlagValues extends ProxierFlagValues {
+  'iptables-save'?: string
+  'other-backend-save'?: string
+  /** render: `restore` (the iptables-restore input) or `save` (the iptables-save view). */
+  format?: string
+}
+
+function tell(render: RenderInput, io: ProxyIO): void {
+  if (io.verbose) io.note(describeRender(render))
+  if (!io.quiet) for (const n of render.notes) io.note(`note: ${n}`)
+}
+
+/** `proxy render [--mode iptables] [NODE]`: the restore input, or the save view with --format save. */
+export async function renderIptables(node: string | undefined, flags: IptablesFlagValues & Partial<LiveFlags>, env: Environment, io: ProxyIO): Promise<string> {
+  const render = node !== undefined ? (await liveProxier(node, flags, env)).render : resolveProxierInput(flags, env)
+  tell(render, io)
+  const out = generateIptablesRestore(render.input)
+  return flags.format === 'save' ? serializeSave(out.ruleset) : out.text
+}
+
+/** `proxy diff [--mode iptables] (--iptables-save FILE | NODE)`: the Report. */
+export async function diffIptables(node: string | undefined, flags: IptablesFlagValues & Partial<LiveFlags>, env: Environment, io: ProxyIO, meta: ProxyMeta): Promise<Report> {
+  checkProxierForm(node, flags, '--iptables-save', flags['iptables-save'])
+  if (node !== undefined) {
+    const live = await liveProxier(node, flags, env)
+    return iptablesDiffReport(live.render, live.dump, meta, live.context)
+  }
+  const dump = parseInputFile(env, flags['iptables-save']!, (text) => parseIptablesSave(text))
+  const family = flags['ip-family'] as 'ipv4' | 'ipv6' | undefined
+  if (family && dump.familySource === 'header' && dump.family !== family) {
+    throw new UsageError(`--ip-family ${family} but ${flags['iptables-save']} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`)
+  }
+  const render = resolveProxierInput(flags, env, family ?? (dump.familySource === 'default' ? undefined : dump.family))
+  if (render.input.options.family !== dump.family && dump.familySource !== 'default') {
+    throw new UsageError(`the dump is ${dump.family} but the proxier renders ${render.input.options.family}`, 'Pass --ip-family to choose.')
+  }
+  tell(render, io)
+  const other = flags['other-backend-save'] === undefined ? undefined : env.readInput(flags['other-backend-save'])
+  return iptablesDiffReport(render, dump, meta, undefined, other)
+}
+
+function iptablesDiffReport(render: RenderInput, dump: IptablesDump, meta: ProxyMeta, context?: string, otherBackend?: string): Report {
+  const {ruleset} = generateIptablesRestore(render.input)
+  const node = render.node.metadata.name
+  const outcome = diffRulesetAgainstDump(ruleset, dump, node)
+  if (otherBackend !== undefined) {
+    const dual = dualBackendResult(node, dump, otherBackend)
+    outcome.results.push(dual.result)
+    outcome.findings.push(...dual.findings)
+  }
+  return buildReport({
+    metadata: {
+      generatedAt: new Date().toISOString(),
+      tool: {name: 'node-doctor', version: meta.toolVersion},
+      command: meta.command,
+      ...(context ? {context} : {}),
+      annotations: {
+        kubeProxyVersion: formatKubeProxyVersion(render.version),
+        kubeProxyVersionSource: render.versionSource,
+        ipFamily: ruleset.family,
+        ...(dump.backend ? {iptablesBackend: dump.backend} : {}),
+      },
+    },
+    nodes: [{name: node}],
+    results: outcome.results,
+    findings: outcome.findings,
+  })
+}
