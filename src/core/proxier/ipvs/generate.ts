@@ -10,7 +10,7 @@ import type {EndpointSlice, Service} from '../../model/k8s.js'
 import {formatAddrPort, ipvsServiceId, type IpvsProtocol} from '../../parse/ipvsadm.js'
 import {formatKubeProxyVersion, formatMasqueradeMark, type ProxierOptions, versionAtLeast} from '../config.js'
 import {buildEndpointsMap, type EndpointInfo} from '../endpoints.js'
-import {cidrContains, type IPFamily, isLoopback, type ParsedIP, parseIPSloppy} from '../ip.js'
+import {cidrContains, type IpFamily, isLoopback, type ParsedIP, parseIPSloppy} from '../../net/ip.js'
 import {restoreRuleLine, type IptablesRule, type IptablesTableName} from '../iptables/ruleset.js'
 import {nodePortAddressesFor} from '../iptables/generate.js'
 import {buildServicePorts, canonicalIPs} from '../service-ports.js'
@@ -44,7 +44,7 @@ export interface ExpectedVirtualServer {
   /** `TCP 10.96.0.1:443`, as the ipvsadm parser names services (ipvsServiceId). */
   id: string
   protocol: IpvsProtocol
-  family: IPFamily
+  family: IpFamily
   address: string
   port: number
   scheduler: string
@@ -85,7 +85,7 @@ export interface IpvsIptables {
 }
 
 export interface IpvsState {
-  family: IPFamily
+  family: IpFamily
   version: string
   scheduler: string
   virtualServers: ExpectedVirtualServer[]

@@ -5,7 +5,7 @@
 import {UsageError} from '../../../errors.js'
 import type {Node, ServiceCIDR} from '../../model/k8s.js'
 import {type ProxierOptions, configValue, detectNodeIPs, formatKubeProxyVersion, versionAtLeast} from '../config.js'
-import {parseCIDRSloppy} from '../ip.js'
+import {parseCIDRSloppy} from '../../net/ip.js'
 import type {RenderInput} from '../render-input.js'
 import {NFTABLES_FIRST_VERSION, type NftablesInput, type NftablesOptions, nftLayoutFor} from './generate.js'
 
