@@ -4,7 +4,7 @@
 // Defaults: kubernetes/kubernetes pkg/kubelet/apis/config/v1beta1/defaults.go, plus EvictionHard from
 // cmd/kubelet/app/server.go (loadConfigFile), and "Default:" comments of types.go per release.
 import {isMap, isScalar, type Node as YamlNode} from 'yaml'
-import {InputError, ParseError} from '../../errors.js'
+import {ParseError} from '../../errors.js'
 import {
   type AppliedDefault,
   applyDefaultSpecs,
@@ -584,7 +584,7 @@ export function compareDropInNames(a: string, b: string): number {
  * merge key by key; lists are replaced whole (for staticPodURLHeader, per key); a later file wins.
  * `null` in a drop-in removes nothing: the merged JSON is unmarshalled over the already loaded config, so
  * the earlier value stays.
- * Throws InputError naming the drop-in when one is not YAML/JSON.
+ * Throws ParseError naming the drop-in (`file`) when one is not YAML/JSON.
  */
 export function mergeKubeletDropIns(base: KubeletConfig, dropIns: ReadonlyArray<{name: string; text: string}>, options: {version?: string} = {}): KubeletConfig {
   const parsed: KubeletConfig[] = []
@@ -597,7 +597,7 @@ export function mergeKubeletDropIns(base: KubeletConfig, dropIns: ReadonlyArray<
     try {
       parsed.push(parseKubeletConfig(f.text, {source: f.name, originKind: 'drop-in', ...(options.version === undefined ? {} : {version: options.version})}))
     } catch (err) {
-      if (err instanceof ParseError) throw new InputError(f.name, err.message, err.line)
+      if (err instanceof ParseError) throw new ParseError(err.message, err.line, f.name)
       throw err
     }
   }
