@@ -1,3 +1,4 @@
+// Over 500 lines on purpose: one offset-based parser and the lazy rule/chain/table views that read its private typed arrays.
 // iptables-save / ip6tables-save output (with or without -c) → IptablesDump, and back (formatIptablesSave).
 // One pass over the text with indexOf, no line array. Rules are stored as offsets into the input (a few typed
 // arrays per table, no object per rule); IptablesRule views, their tokens and structure are made on access, so a

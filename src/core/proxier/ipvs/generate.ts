@@ -1,3 +1,4 @@
+// Over 500 lines on purpose: one port of kube-proxy's IPVS syncProxyRules, kept in the order of the Go code to be checked against it.
 // The embedded kube-proxy IPVS proxier: Services + EndpointSlices + ProxierOptions + IpvsOptions → the state a full
 // sync leaves on the node: virtual servers with their real servers, the addresses on kube-ipvs0, the ipsets and the
 // iptables rules IPVS mode still writes. Mirrors pkg/proxy/ipvs/proxier.go syncProxyRules, syncEndpoint and
