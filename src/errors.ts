@@ -55,19 +55,24 @@ export class BugError extends NodeDoctorError {
   }
 }
 
-/** A parser's error before it knows the file name: the caller wraps it into an InputError. */
+/**
+ * A parser's error, usually before it knows the file name: the caller wraps it into an InputError. A parser that
+ * reads several files (drop-ins) names the one at fault in `file`.
+ */
 export class ParseError extends Error {
   readonly line?: number
+  readonly file?: string
 
-  constructor(detail: string, line?: number) {
+  constructor(detail: string, line?: number, file?: string) {
     super(detail)
     this.name = 'ParseError'
     if (line !== undefined) this.line = line
+    if (file !== undefined) this.file = file
   }
 }
 
-/** Turns a ParseError into an InputError naming `file`; other errors pass through. */
+/** Turns a ParseError into an InputError naming `file` (or the file the parser named); other errors pass through. */
 export function inFile(file: string, err: unknown): unknown {
-  if (err instanceof ParseError) return new InputError(file, err.message, err.line)
+  if (err instanceof ParseError) return new InputError(err.file ?? file, err.message, err.line)
   return err
 }

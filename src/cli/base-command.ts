@@ -7,7 +7,8 @@ import {type ParsedToken, recordedCommandLine} from './command-line.js'
 import {machineOutput} from './confirm.js'
 import {CATALOG} from '../core/checks/registry.js'
 import type {Report, Severity} from '../core/model/report.js'
-import {NodeDoctorError} from '../errors.js'
+import {InputProblem} from '../core/model/errors.js'
+import {NodeDoctorError, UsageError} from '../errors.js'
 import {ExitCode, exitCodeForReport} from '../exit-codes.js'
 import {type OutputFormat, renderReport} from '../render/index.js'
 
@@ -73,6 +74,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
+    if (err instanceof InputProblem) return this.catch(new UsageError(err.message, err.hint, err))
     if (err instanceof NodeDoctorError) {
       process.stderr.write(`error: ${err.message}\n`)
       if (err.hint) process.stderr.write(`  ${err.hint}\n`)

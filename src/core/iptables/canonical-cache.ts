@@ -12,7 +12,8 @@
 // for the real rule that introduced the shape; otherwise that shape always goes through canonicalizeRule.
 // test/unit/iptables/canonical-cache.test.ts checks the equivalence over every proxier fixture rule and the 10k
 // benchmark rules.
-import {type IpFamily, canonicalAddress, canonicalHost} from './address.js'
+import {canonicalAddress, canonicalHost} from '../net/inet.js'
+import type {IpFamily} from '../net/ip.js'
 import {canonicalizeRule, savedProbability} from './canonical.js'
 import {formatRuleTokens, quoteArg} from './tokenize.js'
 

@@ -3,8 +3,8 @@
 // of new connections, plus the REJECT/DROP verdicts in filter. Works without comments (large-cluster mode): the
 // chain hash ties a port's chains together, comments only add names. Pure.
 import {ParseError} from '../../errors.js'
-import type {IptablesChain, IptablesDump, IptablesRule, IptablesTable} from '../parse/iptables-save.js'
-import {findTable} from '../parse/iptables-save.js'
+import type {IptablesChain, IptablesDump, IptablesRule, IptablesTable} from './save.js'
+import {findTable} from './save.js'
 import {type ParsedRule, type RuleMatch, optionValue} from './rule.js'
 
 export type FrontendKind = 'clusterIP' | 'externalIP' | 'loadBalancerIP' | 'external' | 'nodePort' | 'nodePortLocalhost'

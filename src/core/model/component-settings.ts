@@ -1,8 +1,7 @@
 // Results of `kubelet show` and `kube-proxy show`: a component's effective settings, each value with its
 // source, plus the flags it was started with and the problems found. Plain serializable data (JSON/YAML output).
-import type {ConfigIssue} from '../parse/component-config.js'
-import type {KubeProxySyncMetrics} from '../parse/prom-metrics.js'
-import type {RunningProxyMode} from '../parse/proxy-mode.js'
+import type {ConfigIssue} from './config-issue.js'
+import type {KubeProxySyncMetrics, RunningProxyMode} from './kube-proxy-state.js'
 
 export const SETTINGS_API_VERSION = 'node-doctor.io/v1alpha1'
 

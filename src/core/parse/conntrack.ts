@@ -4,6 +4,7 @@
 // The first src/dst/sport/dport group is the original direction, the second the reply direction: for a
 // DNATed Service connection the reply source is the endpoint kube-proxy picked.
 import {ParseError} from '../../errors.js'
+import type {IpFamily} from '../net/ip.js'
 
 export interface ConntrackTuple {
   src: string
@@ -14,7 +15,7 @@ export interface ConntrackTuple {
 
 export interface ConntrackEntry {
   /** `ipv4`/`ipv6` in the extended format, else undefined. */
-  family?: 'ipv4' | 'ipv6'
+  family?: IpFamily
   protocol: string
   protocolNumber: number
   /** Seconds until the entry expires. */

@@ -2,7 +2,7 @@
 // blocks). Both land in one model: sets with their type, family and members. Members keep ipset's text; `entryKey`
 // gives the canonical form the IPVS diff compares (ipset prints a host net without its /32 or /128).
 import {ParseError} from '../../errors.js'
-import {parseCIDRSloppy, parseIPSloppy} from '../proxier/ip.js'
+import {parseCIDRSloppy, parseIPSloppy} from '../net/ip.js'
 import {type InputLine, splitInputLines, wrongArtifact} from './sniff.js'
 
 export type IpsetFormat = 'save' | 'list'

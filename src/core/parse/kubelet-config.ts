@@ -4,7 +4,7 @@
 // Defaults: kubernetes/kubernetes pkg/kubelet/apis/config/v1beta1/defaults.go, plus EvictionHard from
 // cmd/kubelet/app/server.go (loadConfigFile), and "Default:" comments of types.go per release.
 import {isMap, isScalar, type Node as YamlNode} from 'yaml'
-import {InputError, ParseError} from '../../errors.js'
+import {ParseError} from '../../errors.js'
 import {
   type AppliedDefault,
   applyDefaultSpecs,
@@ -13,7 +13,6 @@ import {
   configMapDocument,
   configMapParseError,
   decodeWithSchema,
-  type DefaultSpec,
   displayPath,
   dropOriginsUnder,
   type FieldSpec,
@@ -32,6 +31,8 @@ import {
   setAt,
   setOwn,
 } from './component-config.js'
+import {defaultEvictionHardFor, KUBELET_DEFAULTS, KUBELET_LEGACY_FLAG_DEFAULTS, kubeletDefaultSpecs} from './kubelet-config/defaults.js'
+import {KUBELET_SCHEMA} from './kubelet-config/schema.js'
 
 export const KUBELET_API_VERSION = 'kubelet.config.k8s.io/v1beta1'
 export const KUBELET_KIND = 'KubeletConfiguration'
@@ -62,315 +63,9 @@ export interface KubeletParseOptions {
   originKind?: OriginKind
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Schema
-
-const str: FieldSpec = {type: 'string'}
-const bool: FieldSpec = {type: 'bool'}
-const boolPtr: FieldSpec = {type: 'bool', pointer: true}
-const int32: FieldSpec = {type: 'int32'}
-const int32Ptr: FieldSpec = {type: 'int32', pointer: true}
-const dur: FieldSpec = {type: 'duration'}
-const strList: FieldSpec = {type: {list: 'string'}}
-const strMap: FieldSpec = {type: {map: 'string'}}
-const since = (n: number, spec: FieldSpec): FieldSpec => ({...spec, since: n})
-
-const outputRouting: Schema = {splitStream: bool, infoBufferSize: {type: 'quantityOrNumber'}}
-
-/** component-base logs/api/v1 LoggingConfiguration. */
-export const LOGGING_SCHEMA: Schema = {
-  format: str,
-  flushFrequency: {type: 'durationOrNumber'},
-  verbosity: {type: 'uint32'},
-  vmodule: {type: {list: {struct: {filePattern: str, verbosity: {type: 'uint32'}}}}},
-  options: {type: {struct: {text: {type: {struct: outputRouting}}, json: {type: {struct: outputRouting}}}}},
-}
-
-export const KUBELET_SCHEMA: Schema = {
-  enableServer: since(19, boolPtr),
-  staticPodPath: str,
-  podLogsDir: since(30, str),
-  syncFrequency: dur,
-  fileCheckFrequency: dur,
-  httpCheckFrequency: dur,
-  staticPodURL: str,
-  staticPodURLHeader: {type: {map: {list: 'string'}}},
-  address: str,
-  port: int32,
-  readOnlyPort: int32,
-  tlsCertFile: str,
-  tlsPrivateKeyFile: str,
-  tlsCipherSuites: strList,
-  tlsCurvePreferences: since(36, {type: {list: 'int32'}}),
-  tlsMinVersion: {type: 'string', enum: ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']},
-  rotateCertificates: bool,
-  serverTLSBootstrap: bool,
-  authentication: {
-    type: {
-      struct: {
-        x509: {type: {struct: {clientCAFile: str}}},
-        webhook: {type: {struct: {enabled: boolPtr, cacheTTL: dur}}},
-        anonymous: {type: {struct: {enabled: boolPtr}}},
-      },
-    },
-  },
-  authorization: {
-    type: {
-      struct: {
-        mode: {type: 'string', enum: ['AlwaysAllow', 'Webhook']},
-        webhook: {type: {struct: {cacheAuthorizedTTL: dur, cacheUnauthorizedTTL: dur}}},
-      },
-    },
-  },
-  registryPullQPS: int32Ptr,
-  registryBurst: int32,
-  imagePullCredentialsVerificationPolicy: since(33, {
-    type: 'string',
-    enum: ['NeverVerify', 'NeverVerifyPreloadedImages', 'NeverVerifyAllowlistedImages', 'AlwaysVerify'],
-  }),
-  preloadedImagesVerificationAllowlist: since(33, strList),
-  eventRecordQPS: int32Ptr,
-  eventBurst: int32,
-  enableDebuggingHandlers: boolPtr,
-  enableContentionProfiling: bool,
-  healthzPort: int32Ptr,
-  healthzBindAddress: str,
-  oomScoreAdj: int32Ptr,
-  clusterDomain: str,
-  clusterDNS: strList,
-  streamingConnectionIdleTimeout: dur,
-  nodeStatusUpdateFrequency: dur,
-  nodeStatusReportFrequency: since(13, dur),
-  nodeLeaseDurationSeconds: int32,
-  imageMinimumGCAge: dur,
-  imageMaximumGCAge: since(29, dur),
-  imageGCHighThresholdPercent: int32Ptr,
-  imageGCLowThresholdPercent: int32Ptr,
-  volumeStatsAggPeriod: dur,
-  kubeletCgroups: str,
-  systemCgroups: str,
-  cgroupRoot: str,
-  cgroupsPerQOS: boolPtr,
-  cgroupDriver: {type: 'string', enum: ['cgroupfs', 'systemd']},
-  cpuManagerPolicy: {type: 'string', enum: ['none', 'static']},
-  singleProcessOOMKill: since(32, boolPtr),
-  cpuManagerPolicyOptions: since(22, strMap),
-  cpuManagerReconcilePeriod: dur,
-  memoryManagerPolicy: since(21, {type: 'string', enum: ['None', 'Static']}),
-  topologyManagerPolicy: since(16, {type: 'string', enum: ['none', 'best-effort', 'restricted', 'single-numa-node']}),
-  topologyManagerScope: since(20, {type: 'string', enum: ['container', 'pod']}),
-  topologyManagerPolicyOptions: since(26, strMap),
-  qosReserved: strMap,
-  runtimeRequestTimeout: dur,
-  hairpinMode: {type: 'string', enum: ['promiscuous-bridge', 'hairpin-veth', 'none']},
-  maxPods: int32,
-  podCIDR: str,
-  podPidsLimit: {type: 'int64', pointer: true},
-  resolvConf: {type: 'string', pointer: true},
-  runOnce: since(19, bool),
-  cpuCFSQuota: boolPtr,
-  cpuCFSQuotaPeriod: {type: 'duration', pointer: true},
-  nodeStatusMaxImages: since(19, int32Ptr),
-  maxOpenFiles: {type: 'int64'},
-  contentType: str,
-  kubeAPIQPS: int32Ptr,
-  kubeAPIBurst: int32,
-  serializeImagePulls: boolPtr,
-  maxParallelImagePulls: since(27, int32Ptr),
-  evictionHard: {type: {map: 'threshold'}},
-  evictionSoft: {type: {map: 'threshold'}},
-  evictionSoftGracePeriod: {type: {map: 'duration'}},
-  evictionPressureTransitionPeriod: dur,
-  evictionMaxPodGracePeriod: int32,
-  evictionMinimumReclaim: {type: {map: 'threshold'}},
-  mergeDefaultEvictionSettings: since(33, boolPtr),
-  podsPerCore: int32,
-  enableControllerAttachDetach: boolPtr,
-  protectKernelDefaults: bool,
-  makeIPTablesUtilChains: boolPtr,
-  iptablesMasqueradeBit: int32Ptr,
-  iptablesDropBit: int32Ptr,
-  featureGates: {type: {map: 'bool'}},
-  failSwapOn: boolPtr,
-  memorySwap: since(22, {type: {struct: {swapBehavior: str}}}),
-  containerLogMaxSize: {type: 'quantity'},
-  containerLogMaxFiles: int32Ptr,
-  containerLogMaxWorkers: since(30, int32Ptr),
-  containerLogMonitorInterval: since(30, {type: 'duration', pointer: true}),
-  configMapAndSecretChangeDetectionStrategy: {type: 'string', enum: ['Get', 'Cache', 'Watch']},
-  systemReserved: {type: {map: 'quantity'}},
-  kubeReserved: {type: {map: 'quantity'}},
-  reservedSystemCPUs: since(17, str),
-  showHiddenMetricsForVersion: since(18, str),
-  systemReservedCgroup: str,
-  kubeReservedCgroup: str,
-  enforceNodeAllocatable: strList,
-  allowedUnsafeSysctls: since(16, strList),
-  defaultPodSysctls: since(36, strMap),
-  volumePluginDir: since(19, str),
-  providerID: since(19, str),
-  kernelMemcgNotification: since(19, bool),
-  logging: since(19, {type: {struct: LOGGING_SCHEMA}}),
-  enableSystemLogHandler: since(19, boolPtr),
-  enableSystemLogQuery: since(27, boolPtr),
-  shutdownGracePeriod: since(20, dur),
-  shutdownGracePeriodCriticalPods: since(20, dur),
-  shutdownGracePeriodByPodPriority: since(23, {
-    type: {list: {struct: {priority: int32, shutdownGracePeriodSeconds: {type: 'int64'}}}},
-  }),
-  crashLoopBackOff: since(32, {type: {struct: {maxContainerRestartPeriod: {type: 'duration', pointer: true}}}}),
-  reservedMemory: since(21, {type: {list: {struct: {numaNode: int32, limits: {type: {map: 'quantityOrNumber'}}}}}}),
-  enableProfilingHandler: since(21, boolPtr),
-  enableDebugFlagsHandler: since(21, boolPtr),
-  seccompDefault: since(22, boolPtr),
-  memoryThrottlingFactor: since(22, {type: 'float', pointer: true}),
-  memoryReservationPolicy: since(36, str),
-  registerWithTaints: since(23, {type: {list: {struct: {key: str, value: str, effect: str, timeAdded: {type: 'any'}}}}}),
-  registerNode: since(23, boolPtr),
-  tracing: since(25, {type: {struct: {endpoint: {type: 'string', pointer: true}, samplingRatePerMillion: int32Ptr}}}),
-  localStorageCapacityIsolation: since(25, boolPtr),
-  containerRuntimeEndpoint: since(27, str),
-  imageServiceEndpoint: since(27, str),
-  failCgroupV1: since(31, boolPtr),
-  userNamespaces: since(33, {type: {struct: {idsPerPod: {type: 'int64', pointer: true}}}}),
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Defaults
-
-const DEFAULTS_GO = 'pkg/kubelet/apis/config/v1beta1/defaults.go'
-const d = (path: string, value: DefaultSpec['value'], extra: Partial<DefaultSpec> = {}): DefaultSpec => ({
-  path: pointer(...path.split('.')),
-  value,
-  source: DEFAULTS_GO,
-  ...extra,
-})
-const z = {zeroIsUnset: true}
-
-/** Upstream v1beta1 defaults, in upstream order (nodeStatusReportFrequency reads nodeStatusUpdateFrequency). */
-export const KUBELET_DEFAULTS: readonly DefaultSpec[] = [
-  d('enableServer', true, {since: 19}),
-  d('syncFrequency', '1m0s', z),
-  d('fileCheckFrequency', '20s', z),
-  d('httpCheckFrequency', '20s', z),
-  d('address', '0.0.0.0', z),
-  d('port', 10250, z),
-  d('authentication.anonymous.enabled', false),
-  d('authentication.webhook.enabled', true),
-  d('authentication.webhook.cacheTTL', '2m0s', z),
-  d('authorization.mode', 'Webhook', z),
-  d('authorization.webhook.cacheAuthorizedTTL', '5m0s', z),
-  d('authorization.webhook.cacheUnauthorizedTTL', '30s', z),
-  d('registryPullQPS', 5),
-  d('registryBurst', 10, z),
-  d('eventRecordQPS', 5, {until: 27}),
-  d('eventRecordQPS', 50, {since: 27}),
-  d('eventBurst', 10, {...z, until: 27}),
-  d('eventBurst', 100, {...z, since: 27}),
-  d('enableDebuggingHandlers', true),
-  d('healthzPort', 10248),
-  d('healthzBindAddress', '127.0.0.1', z),
-  d('oomScoreAdj', -999),
-  d('streamingConnectionIdleTimeout', '4h0m0s', z),
-  // Backward compatibility: follows nodeStatusUpdateFrequency when that one is set explicitly.
-  d('nodeStatusReportFrequency', (v) => (isGoZero(v['nodeStatusUpdateFrequency']) ? '5m0s' : (v['nodeStatusUpdateFrequency'] ?? '5m0s')), {
-    ...z,
-    since: 13,
-  }),
-  d('nodeStatusUpdateFrequency', '10s', z),
-  d('nodeLeaseDurationSeconds', 40, z),
-  d('imageMinimumGCAge', '2m0s', z),
-  d('imageGCHighThresholdPercent', 85),
-  d('imageGCLowThresholdPercent', 80),
-  d('volumeStatsAggPeriod', '1m0s', z),
-  d('cgroupsPerQOS', true),
-  d('cgroupDriver', 'cgroupfs', z),
-  d('cpuManagerPolicy', 'none', z),
-  d('cpuManagerReconcilePeriod', '10s', z),
-  d('memoryManagerPolicy', 'None', {...z, since: 21}),
-  d('topologyManagerPolicy', 'none', z),
-  d('topologyManagerScope', 'container', {...z, since: 20}),
-  d('runtimeRequestTimeout', '2m0s', z),
-  d('hairpinMode', 'promiscuous-bridge', z),
-  d('maxPods', 110, z),
-  d('podPidsLimit', -1),
-  d('resolvConf', '/etc/resolv.conf'),
-  d('cpuCFSQuota', true),
-  d('cpuCFSQuotaPeriod', '100ms'),
-  d('nodeStatusMaxImages', 50, {since: 19}),
-  d('maxOpenFiles', 1000000, z),
-  d('contentType', 'application/vnd.kubernetes.protobuf', z),
-  d('kubeAPIQPS', 5, {until: 27}),
-  d('kubeAPIQPS', 50, {since: 27}),
-  d('kubeAPIBurst', 10, {...z, until: 27}),
-  d('kubeAPIBurst', 100, {...z, since: 27}),
-  d('serializeImagePulls', true, {until: 27}),
-  // From 1.27: false when maxParallelImagePulls > 1 is set, so users need not set both.
-  d('serializeImagePulls', (v) => {
-    const n = v['maxParallelImagePulls']
-    return typeof n === 'number' && n >= 2 ? false : true
-  }, {since: 27}),
-  d('evictionPressureTransitionPeriod', '5m0s', z),
-  d('mergeDefaultEvictionSettings', false, {since: 33}),
-  d('enableControllerAttachDetach', true),
-  d('makeIPTablesUtilChains', true),
-  d('iptablesMasqueradeBit', 14),
-  d('iptablesDropBit', 15),
-  d('failSwapOn', true),
-  d('containerLogMaxSize', '10Mi', z),
-  d('containerLogMaxFiles', 5),
-  d('containerLogMaxWorkers', 1, {since: 30}),
-  d('containerLogMonitorInterval', '10s', {since: 30}),
-  d('configMapAndSecretChangeDetectionStrategy', 'Watch', z),
-  // Only a nil list is defaulted: an explicit `enforceNodeAllocatable: []` stays empty.
-  d('enforceNodeAllocatable', ['pods']),
-  d('volumePluginDir', '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', z),
-  d('enableSystemLogHandler', true, {since: 19}),
-  d('enableProfilingHandler', true, {since: 21}),
-  d('enableDebugFlagsHandler', true, {since: 21}),
-  d('seccompDefault', false, {since: 22}),
-  d('failCgroupV1', false, {since: 31, until: 35}),
-  d('failCgroupV1', true, {since: 35}),
-  d('memoryThrottlingFactor', 0.8, {since: 22, until: 27}),
-  d('memoryThrottlingFactor', 0.9, {since: 27, until: 36}),
-  d('registerNode', true, {since: 23}),
-  d('localStorageCapacityIsolation', true, {since: 25}),
-  d('containerRuntimeEndpoint', 'unix:///run/containerd/containerd.sock', {...z, since: 27}),
-  d('podLogsDir', '/var/log/pods', {...z, since: 30}),
-]
-
-const EVICTION_DEFAULT_SOURCE = 'cmd/kubelet/app/server.go (loadConfigFile: eviction.DefaultEvictionHard, Linux)'
-
-/**
- * Every default for a kubelet version (minor, or undefined for the newest), including evictionHard, which is
- * filled only when the map is nil: setting some thresholds drops the others (unless mergeDefaultEvictionSettings).
- */
-export function kubeletDefaultSpecs(version: number | undefined): DefaultSpec[] {
-  return [...KUBELET_DEFAULTS, {path: '/evictionHard', value: defaultEvictionHardFor(version), source: EVICTION_DEFAULT_SOURCE}]
-}
-
-/** The kubelet's built-in hard eviction thresholds on Linux; imagefs.inodesFree was added in 1.30 (PR #121834). */
-export function defaultEvictionHardFor(version: number | undefined): Record<string, string> {
-  const m: Record<string, string> = {
-    'memory.available': '100Mi',
-    'nodefs.available': '10%',
-    'nodefs.inodesFree': '5%',
-    'imagefs.available': '15%',
-  }
-  if (version === undefined || version >= 30) m['imagefs.inodesFree'] = '5%'
-  return m
-}
-
-/**
- * What a kubelet started without --config uses for the fields whose flag default differs from the v1beta1
- * default (cmd/kubelet/app/options/options.go applyLegacyDefaults). Applied on top of KUBELET_DEFAULTS.
- */
-export const KUBELET_LEGACY_FLAG_DEFAULTS: readonly DefaultSpec[] = [
-  {path: '/authentication/anonymous/enabled', value: true, source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --anonymous-auth)'},
-  {path: '/authentication/webhook/enabled', value: false, source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --authentication-token-webhook)'},
-  {path: '/authorization/mode', value: 'AlwaysAllow', source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --authorization-mode)'},
-  {path: '/readOnlyPort', value: 10255, source: 'cmd/kubelet/app/options/options.go (applyLegacyDefaults: --read-only-port)'},
-]
+// The schema and the defaults tables are in kubelet-config/schema.ts and kubelet-config/defaults.ts.
+export * from './kubelet-config/schema.js'
+export * from './kubelet-config/defaults.js'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing
@@ -584,7 +279,7 @@ export function compareDropInNames(a: string, b: string): number {
  * merge key by key; lists are replaced whole (for staticPodURLHeader, per key); a later file wins.
  * `null` in a drop-in removes nothing: the merged JSON is unmarshalled over the already loaded config, so
  * the earlier value stays.
- * Throws InputError naming the drop-in when one is not YAML/JSON.
+ * Throws ParseError naming the drop-in (`file`) when one is not YAML/JSON.
  */
 export function mergeKubeletDropIns(base: KubeletConfig, dropIns: ReadonlyArray<{name: string; text: string}>, options: {version?: string} = {}): KubeletConfig {
   const parsed: KubeletConfig[] = []
@@ -597,7 +292,7 @@ export function mergeKubeletDropIns(base: KubeletConfig, dropIns: ReadonlyArray<
     try {
       parsed.push(parseKubeletConfig(f.text, {source: f.name, originKind: 'drop-in', ...(options.version === undefined ? {} : {version: options.version})}))
     } catch (err) {
-      if (err instanceof ParseError) throw new InputError(f.name, err.message, err.line)
+      if (err instanceof ParseError) throw new ParseError(err.message, err.line, f.name)
       throw err
     }
   }

@@ -2,7 +2,7 @@
 // `--name value` (non-boolean flags), bare `--bool`, `-v=2`/`-v 2` shorthands, `--` ends the flags, and
 // underscores normalised to dashes (cliflag.WordSepNormalizeFunc). Each flag keeps its origin.
 import type {ConfigIssue, Origin} from './component-config.js'
-import {parseGoDuration} from './component-config.js'
+import {parseGoDuration} from './go-duration.js'
 
 export type FlagValueType =
   | 'bool'

@@ -2,6 +2,9 @@
 // kube-proxy's sync metrics (pkg/proxy/metrics/metrics.go). Since about 1.33 these carry an `ip_family` label;
 // the helpers aggregate over it so queries work on every version.
 import {ParseError} from '../../errors.js'
+import type {HistogramData, KubeProxySyncMetrics} from '../model/kube-proxy-state.js'
+
+export type {HistogramData, KubeProxySyncMetrics} from '../model/kube-proxy-state.js'
 
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped' | 'gaugehistogram' | 'info' | 'stateset' | 'unknown'
 
@@ -199,13 +202,6 @@ export function sumSamples(families: readonly MetricFamily[], name: string, filt
   return s.length === 0 ? undefined : s.reduce((a, b) => a + b.value, 0)
 }
 
-export interface HistogramData {
-  count: number
-  sum: number
-  /** Cumulative counts by upper bound, ascending, +Inf last. */
-  buckets: Array<{le: number; count: number}>
-}
-
 /** A histogram family aggregated over all other labels (buckets summed per `le`). */
 export function histogram(families: readonly MetricFamily[], name: string, filter?: Record<string, string>): HistogramData | undefined {
   const count = sumSamples(families, `${name}_count`, filter)
@@ -239,24 +235,6 @@ export function histogramQuantile(h: HistogramData, q: number): number | undefin
     prevCount = b.count
   }
   return prevLe
-}
-
-export interface KubeProxySyncMetrics {
-  /** Last successful sync (Unix seconds); the stalest IP family when there are several. */
-  lastSyncTimestampSeconds?: number
-  /** Last time a change was queued (Unix seconds); the newest IP family. */
-  lastQueuedTimestampSeconds?: number
-  /** Queued changes not yet synced: lastQueued − lastSync when positive (a stuck proxier grows this). */
-  pendingSeconds?: number
-  /** Per `ip_family` label value (`""` when the metrics have no such label, before ~1.33). */
-  byIpFamily: Record<string, {lastSyncTimestampSeconds?: number; lastQueuedTimestampSeconds?: number}>
-  /** iptables-restore failures (iptables and ipvs modes). */
-  iptablesRestoreFailuresTotal?: number
-  iptablesPartialRestoreFailuresTotal?: number
-  nftablesSyncFailuresTotal?: number
-  syncDuration?: HistogramData & {p50?: number; p99?: number; averageSeconds?: number}
-  endpointChangesPending?: number
-  serviceChangesPending?: number
 }
 
 const P = 'kubeproxy_sync_proxy_rules_'

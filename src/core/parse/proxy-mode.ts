@@ -3,8 +3,9 @@
 // format. Includes the IPVS→iptables fallback of releases up to 1.25 and the hard failure from 1.26 on.
 import {ParseError} from '../../errors.js'
 
-export const RUNNING_PROXY_MODES = ['iptables', 'ipvs', 'nftables', 'kernelspace', 'userspace'] as const
-export type RunningProxyMode = (typeof RUNNING_PROXY_MODES)[number]
+import {RUNNING_PROXY_MODES, type RunningProxyMode} from '../model/kube-proxy-state.js'
+
+export {RUNNING_PROXY_MODES, type RunningProxyMode} from '../model/kube-proxy-state.js'
 
 /** Parses the body of `curl http://127.0.0.1:10249/proxyMode` (plain text, e.g. `iptables`). */
 export function parseProxyModeBody(text: string): RunningProxyMode {

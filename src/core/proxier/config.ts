@@ -4,7 +4,7 @@
 // and pkg/proxy/apis/config/v1alpha1/defaults.go.
 import {ParseError} from '../../errors.js'
 import type {Node} from '../model/k8s.js'
-import {type IPFamily, parseCIDRSloppy, parseIPSloppy} from './ip.js'
+import {type IpFamily, parseCIDRSloppy, parseIPSloppy} from '../net/ip.js'
 
 /** A kube-proxy release line; only major.minor changes behaviour. */
 export interface KubeProxyVersion {
@@ -87,7 +87,7 @@ export interface NfacctCounters {
 
 /** Everything besides Services and EndpointSlices that changes the generated rules, for one IP family. */
 export interface ProxierOptions {
-  family: IPFamily
+  family: IpFamily
   version: KubeProxyVersion
   /** The node name kube-proxy was given (hostnameOverride or the node's name): decides which endpoints are local. */
   nodeName: string
@@ -128,7 +128,7 @@ export interface RuntimeFacts {
   /** Default: the Node's InternalIP/ExternalIP addresses plus 127.0.0.1 and ::1. */
   nodeInterfaceAddresses?: string[]
   /** The proxier's family; default: the node's primary family (its first address), else IPv4. */
-  family?: IPFamily
+  family?: IpFamily
   /** Default: v1.35. */
   version?: KubeProxyVersion
 }
@@ -180,9 +180,9 @@ function optInt(obj: Record<string, unknown> | undefined, path: string[]): numbe
  * The node IPs kube-proxy detects: utilnode.GetNodeHostIPs (InternalIPs, then ExternalIPs; the first one and the
  * first of the other family), overridden by a non-zero bindAddress; loopback for a family without one.
  */
-export function detectNodeIPs(node: Node | undefined, bindAddress?: string): {primaryFamily: IPFamily; ips: Record<IPFamily, string>} {
-  const ips: Record<IPFamily, string> = {ipv4: '127.0.0.1', ipv6: '::1'}
-  let primaryFamily: IPFamily = 'ipv4'
+export function detectNodeIPs(node: Node | undefined, bindAddress?: string): {primaryFamily: IpFamily; ips: Record<IpFamily, string>} {
+  const ips: Record<IpFamily, string> = {ipv4: '127.0.0.1', ipv6: '::1'}
+  let primaryFamily: IpFamily = 'ipv4'
   const addrs = node?.status?.addresses ?? []
   const all = [...addrs.filter((a) => a.type === 'InternalIP'), ...addrs.filter((a) => a.type === 'ExternalIP')]
     .map((a) => parseIPSloppy(a.address))
@@ -263,7 +263,7 @@ export function proxierOptionsFromKubeProxyConfig(
 }
 
 /** nodePortAddresses with `primary` expanded to the node IPs (/32, /128), as cmd/kube-proxy does (v1.29+). */
-function resolveNodePortAddresses(value: unknown, version: KubeProxyVersion, nodeIPs: Record<IPFamily, string>): string[] {
+function resolveNodePortAddresses(value: unknown, version: KubeProxyVersion, nodeIPs: Record<IpFamily, string>): string[] {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) fail('nodePortAddresses', 'expected a list of CIDRs')
   const list = value.map((v, i) => {
@@ -286,7 +286,7 @@ function resolveNodePortAddresses(value: unknown, version: KubeProxyVersion, nod
 }
 
 /** server_linux.go getLocalDetectors: the detector for one family. */
-function localDetectorFor(raw: Record<string, unknown> | undefined, node: Node | undefined, family: IPFamily): LocalDetector {
+function localDetectorFor(raw: Record<string, unknown> | undefined, node: Node | undefined, family: IpFamily): LocalDetector {
   const mode = optString(raw, ['detectLocalMode']) || 'ClusterCIDR'
   switch (mode) {
     case 'ClusterCIDR': {

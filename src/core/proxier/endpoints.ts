@@ -3,7 +3,7 @@
 // sort by endpoint string) and pkg/proxy/endpoint.go.
 import type {EndpointSlice} from '../model/k8s.js'
 import type {KubeProxyVersion} from './config.js'
-import {type IPFamily, joinHostPort, parseIPSloppy} from './ip.js'
+import {type IpFamily, joinHostPort, parseIPSloppy} from '../net/ip.js'
 import {canonicalIPs, excludedByProxyLabels, servicePortKey, servicePortName} from './service-ports.js'
 
 /** One endpoint of one service port (kube-proxy's BaseEndpointInfo). */
@@ -28,7 +28,7 @@ export interface EndpointInfo {
 }
 
 export interface EndpointOptions {
-  family: IPFamily
+  family: IpFamily
   version: KubeProxyVersion
   nodeName: string
   featureGates: Record<string, boolean>

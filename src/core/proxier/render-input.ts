@@ -1,6 +1,6 @@
 // From loaded API objects to the proxier's input for one node: which Node, which kube-proxy version, which
 // configuration. Shared by `proxy render` and the tests so both take the same path.
-import {UsageError} from '../../errors.js'
+import {InputProblem} from '../model/errors.js'
 import type {ConfigMap, DaemonSet, Node, ServiceCIDR} from '../model/k8s.js'
 import {
   isSupportedVersion,
@@ -76,14 +76,14 @@ export function kubeProxyVersionFromObjects(objects: Pick<LoadedObjects, 'daemon
 }
 
 /**
- * Resolves the node, the version and the ProxierOptions. Throws UsageError for an unknown node (listing the known
+ * Resolves the node, the version and the ProxierOptions. Throws InputProblem for an unknown node (listing the known
  * ones) or an unsupported version; the configuration's own errors are ParseErrors from config.ts.
  */
 export function buildRenderInput(objects: LoadedObjects, req: RenderRequest): RenderInput {
   const node = objects.nodes.find((n) => n.metadata.name === req.nodeName)
   if (!node) {
     const known = objects.nodes.map((n) => n.metadata.name).sort()
-    throw new UsageError(
+    throw new InputProblem(
       `node "${req.nodeName}" is not in the objects`,
       known.length > 0 ? `Known nodes: ${known.join(', ')}.` : 'The objects hold no Node; add `kubectl get node NAME -o yaml` output.',
     )
@@ -106,7 +106,7 @@ export function buildRenderInput(objects: LoadedObjects, req: RenderRequest): Re
     notes.push(`no kube-proxy DaemonSet image or node kubeProxyVersion found; assuming ${formatKubeProxyVersion(version)}`)
   }
   if (!isSupportedVersion(version)) {
-    throw new UsageError(
+    throw new InputProblem(
       `kube-proxy ${formatKubeProxyVersion(version)} is not supported`,
       `Supported: ${formatKubeProxyVersion(OLDEST_SUPPORTED_VERSION)} to ${formatKubeProxyVersion(NEWEST_SUPPORTED_VERSION)}.`,
     )

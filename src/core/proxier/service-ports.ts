@@ -4,7 +4,7 @@
 import type {Service} from '../model/k8s.js'
 import type {KubeProxyVersion} from './config.js'
 import {versionAtLeast} from './config.js'
-import {type IPFamily, type ParsedCIDR, parseCIDRSloppy, parseIPSloppy} from './ip.js'
+import {type IpFamily, type ParsedCIDR, parseCIDRSloppy, parseIPSloppy} from '../net/ip.js'
 
 export type Protocol = 'TCP' | 'UDP' | 'SCTP'
 
@@ -43,7 +43,7 @@ export interface ServicePortInfo {
 
 /** Options of buildServicePorts that come from ProxierOptions. */
 export interface ServicePortOptions {
-  family: IPFamily
+  family: IpFamily
   version: KubeProxyVersion
   featureGates: Record<string, boolean>
 }
@@ -74,7 +74,7 @@ export function servicePortKey(spn: string, protocol: string): string {
 }
 
 /** GetClusterIPByFamily: the cluster IP of `family`, or '' when the Service has none. */
-export function clusterIPForFamily(service: Service, family: IPFamily): string {
+export function clusterIPForFamily(service: Service, family: IpFamily): string {
   const spec = service.spec
   const families = spec.ipFamilies ?? []
   if (families.length === 0) {
@@ -97,7 +97,7 @@ function externallyAccessibleByType(service: Service): boolean {
   return t === 'LoadBalancer' || t === 'NodePort' || (t === 'ClusterIP' && (service.spec.externalIPs?.length ?? 0) > 0)
 }
 
-function ipsOfFamily(list: readonly string[], family: IPFamily, canonical: boolean): string[] {
+function ipsOfFamily(list: readonly string[], family: IpFamily, canonical: boolean): string[] {
   const out: string[] = []
   for (const s of list) {
     const p = parseIPSloppy(s)

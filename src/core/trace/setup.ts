@@ -1,5 +1,6 @@
 // The packet and the node a trace needs, from the proxier's input for that node: shared by `trace` and the
 // dashboard's Service view so both start a trace the same way.
+import type {IpFamily} from '../net/ip.js'
 import type {RenderInput} from '../proxier/render-input.js'
 import {resolveTraceOrigin, type TraceNode, type TracePacket} from './iptables-trace.js'
 
@@ -18,7 +19,7 @@ export function traceSetup(
   render: RenderInput,
   from: string,
   target: {protocol: TracePacket['protocol']; dst: string; dport: number},
-  family: 'ipv4' | 'ipv6' = render.input.options.family,
+  family: IpFamily = render.input.options.family,
 ): TraceSetup | {error: string} {
   const o = render.input.options
   const spec = render.node.spec

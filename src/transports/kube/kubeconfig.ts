@@ -9,6 +9,7 @@ import path from 'node:path'
 import {KubeConfig} from '@kubernetes/client-node'
 import {LineCounter, isMap, isSeq, parseDocument} from 'yaml'
 import {InputError, UsageError} from '../../errors.js'
+import {parseGoDuration} from '../../core/parse/go-duration.js'
 
 /** kubectl's client flags; keys match `kubeFlags` so parsed oclif flags can be passed as they are. */
 export interface KubeOptions {
@@ -358,17 +359,6 @@ function inClusterAccess(opts: KubeOptions, env: NodeJS.ProcessEnv, prefix: stri
   }
 }
 
-const DURATION_UNITS_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  'µs': 1e-3, // U+00B5
-  'μs': 1e-3, // U+03BC
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-}
-
 /**
  * kubectl's --request-timeout (client-go clientcmd.ParseTimeout): a non-negative integer is seconds, otherwise a Go
  * duration (`1m30s`, `500ms`, `1.5h`). Returns milliseconds, 0 meaning no timeout. Throws UsageError when invalid.
@@ -382,15 +372,9 @@ export function parseRequestTimeout(value: string): number {
       'Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h); 0 means no timeout.',
     )
   if (/^\+?\d+$/.test(v)) return clampTimer(Number(v) * 1000)
-  if (v === '0' || v === '+0' || v === '-0') return 0
-  const m = /^([+-]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(v)
-  if (!m) throw invalid()
-  let ms = 0
-  for (const part of m[2]!.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
-    ms += Number(part[1]) * DURATION_UNITS_MS[part[2]!]!
-  }
-  if (m[1] === '-' && ms > 0) throw invalid()
-  return clampTimer(ms)
+  const ns = parseGoDuration(v)
+  if (ns === undefined || ns < 0n) throw invalid()
+  return clampTimer(Number(ns) / 1e6)
 }
 
 function clampTimer(ms: number): number {

@@ -1,19 +1,18 @@
 // How to reach a node over SSH: flags > OpenSSH client config (~/.ssh/config or --ssh-config) > defaults.
-// The config file is parsed with `ssh-config`; values are computed here with OpenSSH's readconf.c rules (first
-// obtained value wins, IdentityFile accumulates, Include is conditional, ProxyJump and ProxyCommand exclude each
-// other) because the library's compute() treats `?` as "zero or one character" and runs `Match exec` commands.
-// Match lines and ProxyCommand values are taken from the raw text (the library rejects `Match !all` and drops
-// ProxyCommand quoting). Match supports all, host, originalhost, user, localuser and `!` negation; a block with
+// The config file is read into lines by ssh-config-file.ts; values are computed here with OpenSSH's readconf.c rules
+// (first obtained value wins, IdentityFile accumulates, Include is conditional, ProxyJump and ProxyCommand exclude
+// each other) rather than with the `ssh-config` library's compute(), which treats `?` as "zero or one character"
+// and runs `Match exec` commands. Match supports all, host, originalhost, user, localuser and `!` negation; a block with
 // canonical, final, exec, localnetwork, tagged, version, sessiontype or command is skipped with a note. Directives
 // node-doctor has no use for (forwarding, ControlMaster, ciphers, ...) are read and ignored.
 import {createHash} from 'node:crypto'
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {hostname, userInfo} from 'node:os'
-import {basename, dirname, isAbsolute, join} from 'node:path'
-import {type Line, parse} from 'ssh-config'
+import {join} from 'node:path'
 import {UsageError} from '../../errors.js'
 import {hostProblem} from '../../core/net/host.js'
 import {matchPattern} from './known-hosts.js'
+import {type ConfigFile, type ConfigLine, expandInclude, parseConfigText, readConfigFile} from './ssh-config-file.js'
 
 export type StrictHostKeyChecking = 'yes' | 'accept-new' | 'no'
 
@@ -77,13 +76,6 @@ const MAX_INCLUDE_DEPTH = 16
 const ACCUMULATE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv'])
 
 type Values = Map<string, string[]>
-
-interface ConfigFile {
-  path: string
-  lines: Line[]
-  /** Raw Match arguments and ProxyCommand values, by the index in their placeholder (see parseConfig). */
-  raws: string[]
-}
 
 /** Resolves the connection parameters for one node. Throws UsageError for unusable explicit input. */
 export function resolveSshTarget(input: ResolveSshTargetInput): ResolvedSshTarget {
@@ -301,39 +293,7 @@ function loadConfig(input: ResolveSshTargetInput): ConfigFile | undefined {
     if (explicit) throw new UsageError(`cannot read ssh config ${path} (--ssh-config): ${(err as Error).message}`)
     return undefined
   }
-  return parseConfig(text, path)
-}
-
-const RAW_LINE = /^(\s*)(match|proxycommand)(?:\s*=\s*|\s+)(.*?)\s*$/i
-const RAW_PLACEHOLDER = /^__node_doctor_raw_(\d+)__$/
-
-/**
- * Parses one config file. Match and ProxyCommand lines reach the library as placeholders (`Match host
- * __node_doctor_raw_N__`, `ProxyCommand __node_doctor_raw_N__`) and their text is kept as written in `raws`.
- */
-function parseConfig(text: string, path: string): ConfigFile {
-  const raws: string[] = []
-  const prepared = text
-    .split('\n')
-    .map((line) => {
-      const m = RAW_LINE.exec(line)
-      if (!m) return line
-      raws.push(m[3]!)
-      const placeholder = `__node_doctor_raw_${raws.length - 1}__`
-      return m[2]!.toLowerCase() === 'match' ? `${m[1]}Match host ${placeholder}` : `${m[1]}ProxyCommand ${placeholder}`
-    })
-    .join('\n')
-  try {
-    return {path, lines: [...parse(prepared)], raws}
-  } catch (err) {
-    throw new UsageError(`cannot parse ssh config ${path}: ${(err as Error).message}`)
-  }
-}
-
-function rawOf(file: ConfigFile, value: unknown): string {
-  const list = valueList(value as string | ReadonlyArray<{val: string}>)
-  const m = RAW_PLACEHOLDER.exec(list.at(-1) ?? '')
-  return m ? (file.raws[Number(m[1])] ?? '') : list.join(' ')
+  return parseConfigText(text, path)
 }
 
 /**
@@ -362,40 +322,30 @@ function computeValues(config: ConfigFile | undefined, host: string, ctx: Ctx, u
       localUser: ctx.localUser,
     }
   }
-  const walk = (file: ConfigFile, lines: readonly Line[], active: boolean, depth: number) => {
+  const walk = (file: ConfigFile, lines: readonly ConfigLine[], active: boolean, depth: number) => {
     for (const line of lines) {
-      if (line.type !== 1) continue
-      const key = line.param.toLowerCase()
-      if (key === 'host' || key === 'match') {
-        const section = line as Line & {config: Line[]}
-        if (key === 'match') {
-          const m = active ? evaluateMatch(rawOf(file, line.value), matchState(), file.path, ctx.notes) : {hit: false, namesHost: false}
-          if (m.hit && m.namesHost) specific = true
-          walk(file, section.config, m.hit, depth)
-          continue
-        }
-        const patterns = valueList(line.value)
-        const hit = active && hostMatches(name, patterns)
-        if (hit && patterns.some((p) => p !== '*')) specific = true
-        walk(file, section.config, hit, depth)
+      if (line.kind === 'match') {
+        const m = active ? evaluateMatch(line.raw, matchState(), file.path, ctx.notes) : {hit: false, namesHost: false}
+        if (m.hit && m.namesHost) specific = true
+        walk(file, line.body, m.hit, depth)
+        continue
+      }
+      if (line.kind === 'host') {
+        const hit = active && hostMatches(name, line.patterns)
+        if (hit && line.patterns.some((p) => p !== '*')) specific = true
+        walk(file, line.body, hit, depth)
         continue
       }
       if (!active) continue
-      if (key === 'include') {
+      if (line.kind === 'include') {
         if (depth >= MAX_INCLUDE_DEPTH) throw new UsageError(`ssh config Include nested more than ${MAX_INCLUDE_DEPTH} deep in ${file}`)
-        for (const inc of expandInclude(valueList(line.value), ctx.input.home)) {
-          let text: string
-          try {
-            text = readFileSync(inc, 'utf8')
-          } catch {
-            continue
-          }
-          const included = parseConfig(text, inc)
-          walk(included, included.lines, true, depth + 1)
+        for (const inc of expandInclude(line.args, ctx.input.home)) {
+          const included = readConfigFile(inc)
+          if (included) walk(included, included.lines, true, depth + 1)
         }
         continue
       }
-      set(key, key === 'proxycommand' ? [rawOf(file, line.value)] : valueList(line.value))
+      set(line.key, line.values)
     }
   }
   walk(config, config.lines, true, 0)
@@ -476,11 +426,6 @@ export function hostMatches(host: string, patterns: readonly string[]): boolean 
   return matched
 }
 
-/** The parser already splits multi-valued directives (Host, UserKnownHostsFile, Include) into arrays. */
-function valueList(value: string | ReadonlyArray<{val: string}>): string[] {
-  return typeof value === 'string' ? [value] : value.map((v) => v.val)
-}
-
 function first(values: Values, key: string): string | undefined {
   const v = values.get(key)
   return v && v.length > 0 ? v.join(' ') : undefined
@@ -530,28 +475,6 @@ function expandPath(raw: string, t: Tokens, home: string): string {
   if (s === '~') s = home
   else if (s.startsWith('~/')) s = join(home, s.slice(2))
   return s
-}
-
-/** Include arguments: relative to ~/.ssh, with `*`/`?` allowed in the file name; sorted like glob(3). */
-function expandInclude(args: readonly string[], home: string): string[] {
-  const out: string[] = []
-  for (const a of args) {
-    let p = a.startsWith('~/') ? join(home, a.slice(2)) : a
-    if (!isAbsolute(p)) p = join(home, '.ssh', p)
-    const base = basename(p)
-    if (!/[*?]/.test(base)) {
-      out.push(p)
-      continue
-    }
-    let names: string[]
-    try {
-      names = readdirSync(dirname(p))
-    } catch {
-      continue
-    }
-    out.push(...names.filter((n) => !n.startsWith('.') && matchPattern(n, base)).sort().map((n) => join(dirname(p), n)))
-  }
-  return out
 }
 
 function safeUserName(): string {

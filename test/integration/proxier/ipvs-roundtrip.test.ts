@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import {diffIpvs} from '../../../src/core/diff/ipvs.js'
-import {parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {parseIptablesSave} from '../../../src/core/iptables/save.js'
 import {parseIpset} from '../../../src/core/parse/ipset.js'
 import {parseLinks} from '../../../src/core/parse/links.js'
 import {formatIpsetSave, formatIpvsIptablesRestore, type IpvsState} from '../../../src/core/proxier/ipvs/generate.js'

@@ -15,7 +15,7 @@ import {
   parseKubeletConfigz,
 } from '../../../src/core/parse/kubelet-config.js'
 import {formatGoDuration, normalizeGoDuration, parseGoDuration, parseQuantity} from '../../../src/core/parse/component-config.js'
-import {InputError, ParseError} from '../../../src/errors.js'
+import {ParseError} from '../../../src/errors.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
 
 const K = 'config/kubelet/'
@@ -260,7 +260,7 @@ describe('mergeKubeletDropIns', () => {
   it('names the drop-in and line when one is malformed', () => {
     assert.throws(
       () => mergeKubeletDropIns(base(), [{name: 'd/50-bad.conf', text: 'kind: KubeletConfiguration\nmaxPods: [1,\n'}]),
-      (e: unknown) => e instanceof InputError && e.file === 'd/50-bad.conf' && e.line === 3 && /malformed YAML/.test(e.message),
+      (e: unknown) => e instanceof ParseError && e.file === 'd/50-bad.conf' && e.line === 3 && /malformed YAML/.test(e.message),
     )
   })
 })

@@ -3,7 +3,7 @@
 // objects: its saved form follows shared/reference/kube-proxy-iptables.md §12.9.
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
-import {canonicalAddress, formatIPv6, parseIPv4, parseIPv6} from '../../../src/core/iptables/address.js'
+import {canonicalAddress, formatIPv6, parseIPv4, parseIPv6} from '../../../src/core/net/inet.js'
 import {canonicalizeRule, savedProbability} from '../../../src/core/iptables/canonical.js'
 import {parseRuleArgs} from '../../../src/core/iptables/rule.js'
 import {formatRuleTokens, quoteArg, tokenizeRule} from '../../../src/core/iptables/tokenize.js'

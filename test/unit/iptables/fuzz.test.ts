@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import {canonicalizeRule} from '../../../src/core/iptables/canonical.js'
 import {analyzeServices} from '../../../src/core/iptables/services.js'
 import {formatRuleTokens, tokenizeRule} from '../../../src/core/iptables/tokenize.js'
-import {formatIptablesSave, parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {formatIptablesSave, parseIptablesSave} from '../../../src/core/iptables/save.js'
 import {ParseError} from '../../../src/errors.js'
 import {readFixture} from '../../support/golden.js'
 

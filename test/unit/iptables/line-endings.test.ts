@@ -2,7 +2,7 @@
 // parsed dump was not a fixed point.
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
-import {formatIptablesSave, parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {formatIptablesSave, parseIptablesSave} from '../../../src/core/iptables/save.js'
 
 test('every trailing CR is dropped from a line', () => {
   const text = '*nat\r\n:KUBE-SEP-X - [0:0]\r\n-A KUBE-SEP-X -p tcp -m tcp -j DNAT --to-destination 10.0.0.1:80\r\r\nCOMMIT\n'

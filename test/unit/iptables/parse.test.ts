@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {canonicalizeRule} from '../../../src/core/iptables/canonical.js'
 import {formatRuleTokens} from '../../../src/core/iptables/tokenize.js'
-import {findTable, formatIptablesSave, parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {findTable, formatIptablesSave, parseIptablesSave} from '../../../src/core/iptables/save.js'
 import {ParseError} from '../../../src/errors.js'
 import {expectGolden, readFixture} from '../../support/golden.js'
 

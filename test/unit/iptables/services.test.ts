@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {analyzeServices} from '../../../src/core/iptables/services.js'
-import {parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {parseIptablesSave} from '../../../src/core/iptables/save.js'
 import fc from 'fast-check'
 import {parse as parseYaml} from 'yaml'
 import {renderIptablesShow, renderIptablesShowChunks} from '../../../src/render/iptables-show.js'

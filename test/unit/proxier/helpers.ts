@@ -12,7 +12,7 @@ import type {ProxierOptions} from '../../../src/core/proxier/config.js'
 import {featureGatesFor, NEWEST_SUPPORTED_VERSION} from '../../../src/core/proxier/config.js'
 import {generateIptablesRestore, type IptablesOutput} from '../../../src/core/proxier/iptables/generate.js'
 import {loadObjects} from '../../../src/core/proxier/objects.js'
-import {cidrContains, parseCIDRSloppy, parseIPSloppy} from '../../../src/core/proxier/ip.js'
+import {cidrContains, parseCIDRSloppy, parseIPSloppy} from '../../../src/core/net/ip.js'
 import {FIXTURES} from '../../support/golden.js'
 
 export const TEST_NODE_NAME = 'test-node'

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import {readFileSync} from 'node:fs'
 import {parse as parseYaml} from 'yaml'
-import {type IptablesDump, parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {type IptablesDump, parseIptablesSave} from '../../../src/core/iptables/save.js'
 import {generateIptablesRestore} from '../../../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../../../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../../../src/core/proxier/objects.js'

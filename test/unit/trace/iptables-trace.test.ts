@@ -3,7 +3,7 @@
 // IP plan as in flow.ts: node 192.168.0.2, pods 10.0.0.0/8 (node-a 10.0.1.0/24), outside 203.0.113.0/24.
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {parseIptablesSave} from '../../../src/core/iptables/save.js'
 import {
   compareTraces,
   parseTraceDestination,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {parse as parseYaml} from 'yaml'
-import {parseIptablesSave} from '../../../src/core/parse/iptables-save.js'
+import {parseIptablesSave} from '../../../src/core/iptables/save.js'
 import {compareTraces, traceIptables} from '../../../src/core/trace/iptables-trace.js'
 import {renderTrace, traceConclusion, type TraceView} from '../../../src/render/trace.js'
 import {expectGolden} from '../../support/golden.js'

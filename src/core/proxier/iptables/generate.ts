@@ -8,7 +8,7 @@
 import type {EndpointSlice, Service} from '../../model/k8s.js'
 import {type ProxierOptions, formatKubeProxyVersion, formatMasqueradeMark, versionAtLeast} from '../config.js'
 import {type EndpointInfo, buildEndpointsMap} from '../endpoints.js'
-import {type IPFamily, type ParsedCIDR, cidrContains, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../ip.js'
+import {type IpFamily, type ParsedCIDR, cidrContains, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../../net/ip.js'
 import {type ServicePortInfo, buildServicePorts, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints} from '../service-ports.js'
 import {categorizeEndpoints} from '../topology.js'
 import {endpointChainName, isServiceChainName, portProtoHash} from './names.js'
@@ -54,7 +54,7 @@ export interface NodePortAddresses {
  * The family's nodePortAddresses: CIDRs of other families are ignored; none left means all (0.0.0.0/0 or ::/0);
  * a /0 matches everything and ends the list.
  */
-export function nodePortAddressesFor(family: IPFamily, cidrStrings: readonly string[]): NodePortAddresses {
+export function nodePortAddressesFor(family: IpFamily, cidrStrings: readonly string[]): NodePortAddresses {
   let parsed = cidrStrings.map((s) => parseCIDRSloppy(s)).filter((c): c is ParsedCIDR => c !== undefined && c.family === family)
   if (parsed.length === 0) parsed = [parseCIDRSloppy(family === 'ipv4' ? '0.0.0.0/0' : '::/0')!]
   const out: NodePortAddresses = {cidrs: [], matchAll: false, containsIPv4Loopback: false}

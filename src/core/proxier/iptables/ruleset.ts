@@ -1,6 +1,6 @@
 // The structured form of the restore input kube-proxy writes, and its exact text (pkg/proxy/iptables/proxier.go
 // syncProxyRules: `*filter`, chain lines, rules, `COMMIT`, then the same for `*nat`; no blank lines or comments).
-import type {IPFamily} from '../ip.js'
+import type {IpFamily} from '../../net/ip.js'
 
 export type IptablesTableName = 'filter' | 'nat'
 
@@ -31,7 +31,7 @@ export interface IptablesTable {
 
 /** A full sync's restore input for one IP family. */
 export interface IptablesRuleset {
-  family: IPFamily
+  family: IpFamily
   /** `v1.MINOR` of the kube-proxy whose behaviour was reproduced. */
   version: string
   /** The mark text used in the rules, e.g. `0x00004000`. */

@@ -2,7 +2,7 @@
 // Mirrors pkg/proxy/apis/config/types.go KubeProxyIPVSConfiguration, validation.go (schedulers, excludeCIDRs) and
 // pkg/proxy/ipvs/proxier.go NewProxier (empty scheduler → rr).
 import {ParseError} from '../../../errors.js'
-import {cidrContains, type IPFamily, parseCIDRSloppy, parseIPSloppy} from '../ip.js'
+import {cidrContains, type IpFamily, parseCIDRSloppy, parseIPSloppy} from '../../net/ip.js'
 
 /** Schedulers kube-proxy's validation accepts (validateIPVSSchedulerMethod). */
 export const IPVS_SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'mh'] as const
@@ -83,7 +83,7 @@ export function configuredProxyMode(raw: Record<string, unknown> | undefined): s
 }
 
 /** Whether `address` lies in one of the excluded CIDRs of its family (cleanLegacyService's isIPInExcludeCIDRs). */
-export function inExcludeCIDRs(address: string, excludeCIDRs: readonly string[], family: IPFamily): boolean {
+export function inExcludeCIDRs(address: string, excludeCIDRs: readonly string[], family: IpFamily): boolean {
   const ip = parseIPSloppy(address)
   if (!ip || ip.family !== family) return false
   return excludeCIDRs.some((c) => {

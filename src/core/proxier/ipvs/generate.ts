@@ -1,3 +1,4 @@
+// Over 500 lines on purpose: one port of kube-proxy's IPVS syncProxyRules, kept in the order of the Go code to be checked against it.
 // The embedded kube-proxy IPVS proxier: Services + EndpointSlices + ProxierOptions + IpvsOptions → the state a full
 // sync leaves on the node: virtual servers with their real servers, the addresses on kube-ipvs0, the ipsets and the
 // iptables rules IPVS mode still writes. Mirrors pkg/proxy/ipvs/proxier.go syncProxyRules, syncEndpoint and
@@ -10,7 +11,7 @@ import type {EndpointSlice, Service} from '../../model/k8s.js'
 import {formatAddrPort, ipvsServiceId, type IpvsProtocol} from '../../parse/ipvsadm.js'
 import {formatKubeProxyVersion, formatMasqueradeMark, type ProxierOptions, versionAtLeast} from '../config.js'
 import {buildEndpointsMap, type EndpointInfo} from '../endpoints.js'
-import {cidrContains, type IPFamily, isLoopback, type ParsedIP, parseIPSloppy} from '../ip.js'
+import {cidrContains, type IpFamily, isLoopback, type ParsedIP, parseIPSloppy} from '../../net/ip.js'
 import {restoreRuleLine, type IptablesRule, type IptablesTableName} from '../iptables/ruleset.js'
 import {nodePortAddressesFor} from '../iptables/generate.js'
 import {buildServicePorts, canonicalIPs} from '../service-ports.js'
@@ -44,7 +45,7 @@ export interface ExpectedVirtualServer {
   /** `TCP 10.96.0.1:443`, as the ipvsadm parser names services (ipvsServiceId). */
   id: string
   protocol: IpvsProtocol
-  family: IPFamily
+  family: IpFamily
   address: string
   port: number
   scheduler: string
@@ -85,7 +86,7 @@ export interface IpvsIptables {
 }
 
 export interface IpvsState {
-  family: IPFamily
+  family: IpFamily
   version: string
   scheduler: string
   virtualServers: ExpectedVirtualServer[]

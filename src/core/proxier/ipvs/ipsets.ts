@@ -1,7 +1,7 @@
 // The ipsets kube-proxy's IPVS proxier creates, in its ipsetInfo order, with their types and the comments its
 // iptables rules carry. Mirrors pkg/proxy/ipvs/ipset.go (names, comments, the KUBE-6- prefix) and
 // pkg/proxy/ipvs/ipset/ipset.go (Entry.String forms, CreateSet options: hashsize 1024, maxelem 65536, range 0-65535).
-import type {IPFamily} from '../ip.js'
+import type {IpFamily} from '../../net/ip.js'
 
 export type IpsetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port'
 
@@ -60,18 +60,18 @@ export function ipsetInfo(base: string): IpsetInfo {
 }
 
 /** The set's name for a family: IPv6 sets swap `KUBE-` for `KUBE-6-` and are cut to ipset's 31 characters. */
-export function ipsetName(base: string, family: IPFamily): string {
+export function ipsetName(base: string, family: IpFamily): string {
   if (family === 'ipv4') return base
   return base.replace(/^KUBE-/, 'KUBE-6-').slice(0, 31)
 }
 
 /** Whether a set name is one of the IPVS proxier's sets for `family`. */
-export function isKubeIpset(name: string, family: IPFamily): boolean {
+export function isKubeIpset(name: string, family: IpFamily): boolean {
   return IPSET_INFO.some((i) => ipsetName(i.base, family) === name)
 }
 
 /** The options kube-proxy's CreateSet passes after the type. */
-export function ipsetCreateOptions(type: IpsetType, family: IPFamily): string {
+export function ipsetCreateOptions(type: IpsetType, family: IpFamily): string {
   return type === 'bitmap:port' ? 'range 0-65535' : `family ${family === 'ipv6' ? 'inet6' : 'inet'} hashsize 1024 maxelem 65536`
 }
 

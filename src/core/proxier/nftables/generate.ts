@@ -9,7 +9,7 @@
 import type {EndpointSlice, Service} from '../../model/k8s.js'
 import {type KubeProxyVersion, type LocalDetector, formatKubeProxyVersion, versionAtLeast} from '../config.js'
 import {type EndpointInfo, buildEndpointsMap} from '../endpoints.js'
-import {type IPFamily, type ParsedCIDR, cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../ip.js'
+import {type IpFamily, type ParsedCIDR, cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../../net/ip.js'
 import {nodePortAddressesFor} from '../iptables/generate.js'
 import {type ServicePortInfo, buildServicePorts, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints} from '../service-ports.js'
 import {categorizeEndpoints} from '../topology.js'
@@ -27,7 +27,7 @@ import type {NftBaseChain, NftExpectedChain, NftExpectedElement, NftExpectedSet,
 
 /** Everything besides Services and EndpointSlices that changes the nftables output, for one IP family. */
 export interface NftablesOptions {
-  family: IPFamily
+  family: IpFamily
   version: KubeProxyVersion
   nodeName: string
   /** Node IP of this family: decides whether loadBalancerSourceRanges also admit the VIPs as sources. */

@@ -2,10 +2,10 @@
 // reads `nftables.masqueradeBit/masqueradeAll`, defaults nodePortAddresses to the node's primary IPs, and drops
 // traffic to unallocated ClusterIPs inside the ServiceCIDR objects' ranges. Mirrors cmd/kube-proxy/app/server.go and
 // server_linux.go (nftables branch) and the ServiceCIDR informer (GA v1.33; beta, gate off, in v1.31–v1.32).
-import {UsageError} from '../../../errors.js'
+import {InputProblem} from '../../model/errors.js'
 import type {Node, ServiceCIDR} from '../../model/k8s.js'
 import {type ProxierOptions, configValue, detectNodeIPs, formatKubeProxyVersion, versionAtLeast} from '../config.js'
-import {parseCIDRSloppy} from '../ip.js'
+import {parseCIDRSloppy} from '../../net/ip.js'
 import type {RenderInput} from '../render-input.js'
 import {NFTABLES_FIRST_VERSION, type NftablesInput, type NftablesOptions, nftLayoutFor} from './generate.js'
 
@@ -30,13 +30,13 @@ export interface NftablesRenderInput {
 }
 
 /**
- * The nftables proxier's input for a RenderInput built by buildRenderInput. Throws UsageError for a kube-proxy
+ * The nftables proxier's input for a RenderInput built by buildRenderInput. Throws InputProblem for a kube-proxy
  * version without nftables mode (before v1.29).
  */
 export function nftablesRenderInput(render: RenderInput, raw: Record<string, unknown> | undefined, serviceCIDRs: readonly ServiceCIDR[]): NftablesRenderInput {
   const base = render.input.options
   if (!nftLayoutFor(base.version)) {
-    throw new UsageError(
+    throw new InputProblem(
       `kube-proxy ${formatKubeProxyVersion(base.version)} has no nftables mode`,
       `nftables mode exists from ${formatKubeProxyVersion(NFTABLES_FIRST_VERSION)} (alpha, feature gate NFTablesProxyMode), beta in v1.31, GA in v1.33; pass --kube-proxy-version or use --mode iptables.`,
     )

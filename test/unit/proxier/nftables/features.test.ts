@@ -6,7 +6,7 @@ import {describe, it} from 'node:test'
 import {nftAnonymousSet, nftLayoutFor} from '../../../../src/core/proxier/nftables/generate.js'
 import {endpointChainNameBase, servicePortChainNameBase} from '../../../../src/core/proxier/nftables/names.js'
 import {serializeNftTable} from '../../../../src/core/proxier/nftables/table.js'
-import {UsageError} from '../../../../src/errors.js'
+import {InputProblem} from '../../../../src/core/model/errors.js'
 import {expectGolden} from '../../../support/golden.js'
 import {NFT_CASES, renderCase} from './cases.js'
 
@@ -38,7 +38,7 @@ describe('nftables proxier: names, versions, nft forms', () => {
     assert.equal(nftLayoutFor({major: 1, minor: 30}), 'v1.29')
     assert.equal(nftLayoutFor({major: 1, minor: 33}), 'v1.31')
     assert.equal(nftLayoutFor({major: 1, minor: 35}), 'v1.34')
-    assert.throws(() => renderCase({dir: 'clusterip', version: 'v1.28'}), (err: Error) => err instanceof UsageError && /v1\.28 has no nftables mode/.test(err.message))
+    assert.throws(() => renderCase({dir: 'clusterip', version: 'v1.28'}), (err: Error) => err instanceof InputProblem && /v1\.28 has no nftables mode/.test(err.message))
   })
 
   it('anonymous sets print as nft lists them', () => {
