@@ -43,6 +43,8 @@ export class SshTransport implements NodeTransport {
   private readonly killers = new Set<Promise<void>>()
   private dead: TransportError | undefined
   private closed = false
+  /** Bumped by reconnect(): the old connection's close must not mark the new one dead. */
+  private generation = 0
   private readonly slots: Slots
 
   constructor(
@@ -80,6 +82,22 @@ export class SshTransport implements NodeTransport {
         this.slots.release()
       }
     }
+  }
+
+  /**
+   * After the connection was lost: drops it and connects again (once; rejects with a TransportError when the node
+   * cannot be reached). Used by repairs to restore a node after an interrupted step.
+   */
+  async reconnect(): Promise<void> {
+    if (this.closed) throw this.fail('closed', 'the transport was closed')
+    if (this.connecting) await this.connecting.catch(() => undefined)
+    this.generation++
+    await Promise.all(this.clients.splice(0).reverse().map((c) => endClient(c)))
+    this.lease?.release()
+    this.lease = undefined
+    this.dead = undefined
+    this.connecting = undefined
+    await this.connect()
   }
 
   async close(): Promise<void> {
@@ -124,7 +142,9 @@ export class SshTransport implements NodeTransport {
     }
     const final = await connectHop(this.target, sock, false, hopOptions)
     this.clients.push(final)
+    const generation = this.generation
     const onGone = (err?: Error) => {
+      if (generation !== this.generation) return
       this.dead ??= this.fail('disconnected', err ? `connection lost: ${err.message}` : 'the connection was closed by the node', err)
     }
     final.on('error', onGone).on('close', () => onGone())
