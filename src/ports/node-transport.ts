@@ -6,6 +6,8 @@ export interface ExecResult {
   stdout: string
   stderr: string
   timedOut?: boolean
+  /** stdout went past the exec's maxBytes: the command was stopped and its output is cut (never usable as is). */
+  truncated?: boolean
 }
 
 export interface NodeTransport {

@@ -1,5 +1,6 @@
 // `routes show`: a route listing grouped by output device, with reject routes and Calico devices called out,
 // or the parsed model as JSON/YAML.
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
@@ -34,7 +35,7 @@ const NO_DEVICE = '-'
 
 export function renderRoutesShow(table: RouteTable, format: ShowFormat, options: ShowOptions): string {
   const doc = {apiVersion: API_VERSION, kind: 'RouteTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
-  if (format === 'json') return JSON.stringify(doc, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
   return renderTable(table, options)
 }

@@ -32,3 +32,8 @@ export class Capture {
     return s
   }
 }
+
+/** stderr is diagnostics: a few MiB at most, whatever stdout may hold. */
+export function stderrCap(max: number): number {
+  return Math.min(max, 4 * 1024 * 1024)
+}

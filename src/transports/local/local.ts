@@ -2,9 +2,9 @@
 // or inside the in-cluster agent). Same contract as SSH: non-zero exits are data.
 import {spawn} from 'node:child_process'
 import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
-import {Capture} from '../capture.js'
+import {Capture, stderrCap} from '../capture.js'
+import {limits} from '../../core/limits/limits.js'
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 
 /**
  * Every command runs in a process group of its own, so that a timeout ends all it started (a batch script's
@@ -46,17 +46,15 @@ export class LocalTransport implements NodeTransport {
       const child = spawn(this.shell, ['-c', command], {stdio: ['ignore', 'pipe', 'pipe'], detached: true})
       const pid = child.pid
       if (pid !== undefined) track(pid)
-      const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+      const max = options.maxBytes ?? limits().artifactBytes
       const out = new Capture(max)
-      const err = new Capture(max)
+      const err = new Capture(stderrCap(max))
       let timedOut = false
       const kill = () => (pid === undefined ? child.kill('SIGKILL') : killGroup(pid))
       child.stdout.on('data', (b: Buffer) => {
         if (!out.push(b)) kill()
       })
-      child.stderr.on('data', (b: Buffer) => {
-        if (!err.push(b)) kill()
-      })
+      child.stderr.on('data', (b: Buffer) => void err.push(b)) // past its cap stderr is dropped, the command goes on
       const timer = options.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), options.timeoutMs) : undefined
       const done = () => {
         if (timer) clearTimeout(timer)
@@ -70,8 +68,11 @@ export class LocalTransport implements NodeTransport {
         done()
         const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
-        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
+        if (out.cut) {
+          r.truncated = true
+          r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        }
+        if (err.cut) r.stderr += `\nstderr exceeded ${stderrCap(max)} bytes and was cut`
         resolve(r)
       })
     })

@@ -4,7 +4,8 @@
 // command sees the host's mounts, hostname, IPC, network and processes, as `kubectl node-shell` does.
 import {createHash, randomBytes} from 'node:crypto'
 import {Writable} from 'node:stream'
-import {Capture} from '../capture.js'
+import {Capture, stderrCap} from '../capture.js'
+import {limits} from '../../core/limits/limits.js'
 import {Exec, type KubeConfig} from '@kubernetes/client-node'
 import type {KubeObject, Pod} from '../../core/model/k8s.js'
 import {NodeDoctorError} from '../../errors.js'
@@ -36,7 +37,6 @@ export const DEFAULT_POD_NAMESPACE = 'kube-system'
 /** The pod's own bound: `sleep` and activeDeadlineSeconds, so a crashed node-doctor leaves no shell running longer. */
 export const DEFAULT_LIFETIME_SECONDS = 3600
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 const DEFAULT_START_TIMEOUT_MS = 120_000
 const DEFAULT_POLL_MS = 500
 /** After the DELETE: how long to wait for the pod to disappear from the API. */
@@ -363,9 +363,9 @@ export class DebugPodTransport implements NodeTransport {
   }
 
   private runExec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
-    const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+    const max = options.maxBytes ?? limits().artifactBytes
     const out = new Capture(max)
-    const err = new Capture(max)
+    const err = new Capture(stderrCap(max))
     return new Promise<ExecResult>((resolve, reject) => {
       let socket: ExecSocket | undefined
       let done = false
@@ -374,8 +374,11 @@ export class DebugPodTransport implements NodeTransport {
       const result = (exitCode: number | null): ExecResult => {
         const r: ExecResult = {exitCode, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
-        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
+        if (out.cut) {
+          r.truncated = true
+          r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        }
+        if (err.cut) r.stderr += `\nstderr exceeded ${stderrCap(max)} bytes and was cut`
         return r
       }
       const finish = (fn: () => void) => {

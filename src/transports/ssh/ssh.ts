@@ -2,7 +2,8 @@
 // `maxChannels` at a time. Host keys are checked against known_hosts like ssh(1) in batch mode (see hop.ts).
 import type {Duplex} from 'node:stream'
 import type {Client, ClientChannel} from 'ssh2'
-import {Capture} from '../capture.js'
+import {Capture, stderrCap} from '../capture.js'
+import {limits} from '../../core/limits/limits.js'
 import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {TransportError, type TransportFailure} from './errors.js'
 import {HopError, type HopOptions, connectHop, describe, endClient, forwardTo} from './hop.js'
@@ -11,7 +12,6 @@ import type {SshTarget} from './ssh-config.js'
 
 export {INSECURE_HOST_KEY_FLAG} from './hop.js'
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 /** sshd's MaxSessions defaults to 10; stay below it and adapt downwards if a server allows fewer. */
 const DEFAULT_MAX_CHANNELS = 8
 /** Retries of a refused channel open (with 25, 50, 100... ms pauses). */
@@ -152,7 +152,7 @@ export class SshTransport implements NodeTransport {
   }
 
   private runChannel(client: Client, command: string, options: {timeoutMs: number; maxBytes?: number}, onOpen: () => void): Promise<ExecResult> {
-    const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+    const max = options.maxBytes ?? limits().artifactBytes
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
       let grace: NodeJS.Timeout | undefined
@@ -186,7 +186,7 @@ export class SshTransport implements NodeTransport {
         stream.close()
       }
       const out = new Capture(max)
-      const err = new Capture(max)
+      const err = new Capture(stderrCap(max))
       const group = new GroupReportReader()
       let killed = false
       let exitCode: number | null = null
@@ -196,8 +196,11 @@ export class SshTransport implements NodeTransport {
         if (held.length > 0) err.push(held)
         const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
-        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
+        if (out.cut) {
+          r.truncated = true
+          r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        }
+        if (err.cut) r.stderr += `\nstderr exceeded ${stderrCap(max)} bytes and was cut`
         return r
       }
       const onOpened = (openErr: Error | undefined, s: ClientChannel) => {
