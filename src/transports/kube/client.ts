@@ -3,6 +3,7 @@
 // requests are raw HTTP so that objects arrive exactly as the server sent them.
 // NOTE: the typed client-node APIs are not used because their deserialiser turns timestamps into Date objects and
 // drops fields its generated models do not know, and a diagnostic dump must be what `kubectl get -o json` prints.
+import {limits} from '../../core/limits/limits.js'
 import http from 'node:http'
 import https from 'node:https'
 import type {KubeConfig} from '@kubernetes/client-node'
@@ -162,7 +163,8 @@ export class KubeClusterClient implements ClusterReader, ClusterWriter {
       {verb: 'get', resource: 'pods', group: '', subresource: 'log', namespace, name: pod},
       {
         path: `/api/v1/namespaces/${enc(namespace)}/pods/${enc(pod)}/log`,
-        query: {tailLines: String(options.tailLines), container: options.container},
+        // limitBytes: a log of long lines is bounded by the server too, not only by its line count.
+        query: {tailLines: String(options.tailLines), container: options.container, limitBytes: String(limits().podLogBytes)},
         accept: 'text/plain, */*',
       },
     )
