@@ -6,10 +6,10 @@
 // message goes through it, whoever wrote it. Machine formats (JSON, SARIF, JUnit) carry no raw control character
 // of their own (their syntax escapes them; see escapeJsonControls), so the guard leaves them byte-for-byte alone.
 //
-// What survives: text, \n, \t, and \r directly before \n or before our own erase-line (`\r\x1b[2K`, progress).
-// On a TTY, also the CSI sequences our own output uses: SGR colour (`ESC [ ... m`), cursor movement and erase
-// (A-H, J, K, G), and DEC private modes (`ESC [ ? N h/l`: cursor visibility, alternate screen) that ink and the
-// dashboard need. Everything else is removed: OSC/DCS/APC/PM/SOS strings whole, other CSI and ESC sequences
+// What survives: text, \n, \t, SGR colour (`ESC [ ... m`), and \r directly before \n or before our own
+// erase-line (`\r\x1b[2K`, progress). On a TTY, in the leading run of control sequences of a write only (where
+// ink and the progress line put theirs; data never comes first), also cursor movement and erase (A-H, J, K) and
+// DEC private modes (`ESC [ ? N h/l`: cursor visibility, alternate screen). Everything else is removed: OSC/DCS/APC/PM/SOS strings whole, other CSI and ESC sequences
 // whole, lone ESC, C0 controls, DEL, C1 controls (U+0080-U+009F) and the bidi overrides (U+202A-U+202E,
 // U+2066-U+2069) that reorder what is displayed. Off a TTY only SGR survives (nothing of ours uses more there).
 
@@ -22,25 +22,40 @@ export interface TerminalSafeOptions {
 //  1: string controls (OSC, DCS, SOS, PM, APC), ESC- or C1-introduced, ended by BEL, ST (ESC \ or U+009C) or the end
 //  2: CSI (ESC [ or U+009B) with its parameter/intermediate bytes and final byte
 //  3: any other ESC sequence (ESC + intermediates + final), or a lone ESC
-//  4: \r not before \n and not before our erase-line
+//  4: \r not before \n
 //  5: other C0 controls except \t \n, DEL, C1 controls, bidi overrides
 const HOSTILE =
   // eslint-disable-next-line no-control-regex
-  /(?:\x1b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\x07\x1b\u009c\n]*(?:\x07|\x1b\\|\u009c)?|(?:\x1b\[|\u009b)([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e]?)|\x1b[\x20-\x2f]*[\x30-\x7e]?|\r(?!\n|\x1b\[2K)|[\x00-\x08\x0b-\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g
+  /(?:\x1b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\x07\x1b\u009c\n]*(?:\x07|\x1b\\|\u009c)?|(?:\x1b\[|\u009b)([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e]?)|\x1b[\x20-\x2f]*[\x30-\x7e]?|\r(?!\n)|[\x00-\x08\x0b-\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g
 
 const SGR_PARAMS = /^[0-9;:]*$/
 const CURSOR_PARAMS = /^[0-9;]*$/
 const PRIVATE_MODES = /^\?(25|1049|1047|47|2004|1000|1002|1003|1006|7|12)$/
 
+// A write's leading run of control sequences: where ink (erase lines, cursor moves, clear), the alternate screen
+// and the progress line put theirs. Data never comes first in a write, so past this run only SGR survives even on
+// a TTY: a Service name cannot move the cursor or clear the dashboard.
+// eslint-disable-next-line no-control-regex
+const LEADING_CONTROLS = /^(?:\x1b\[[0-9;?]*[A-Za-z]|\r)+/
+
 /** Text safe to write to a terminal. Idempotent; linear in the length of `text`. */
 export function terminalSafe(text: string, options: TerminalSafeOptions = {}): string {
   if (!needsWork(text)) return text
+  if (options.tty) {
+    const lead = LEADING_CONTROLS.exec(text)?.[0] ?? ''
+    if (lead !== '') return clean(lead, true) + clean(text.slice(lead.length), false)
+  }
+  return clean(text, false)
+}
+
+function clean(text: string, tty: boolean): string {
   return text.replace(HOSTILE, (m: string, params: string | undefined, inter: string | undefined, final: string | undefined) => {
+    if (m === '\r') return tty ? m : '' // a bare \r rewrites the line: only ours, in the leading run
     if (params === undefined) return '' // not a CSI
     if (m.startsWith('\u009b')) return '' // 8-bit CSI: never ours
     if (inter !== '' || final === '' || final === undefined) return ''
     if (final === 'm' && SGR_PARAMS.test(params)) return m
-    if (!options.tty) return ''
+    if (!tty) return ''
     if ('ABCDEFGHJK'.includes(final) && CURSOR_PARAMS.test(params)) return m
     if ((final === 'h' || final === 'l') && PRIVATE_MODES.test(params)) return m
     return ''
