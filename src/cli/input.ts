@@ -1,6 +1,7 @@
 // Reading user-supplied input files for offline commands. Errors name the file and say what was wrong.
 import {readFileSync, statSync} from 'node:fs'
 import {InputError, ParseError, UsageError} from '../errors.js'
+import {checkedInputText, inputFailure} from '../core/limits/input.js'
 
 /** Reads a text input file ('-' = stdin). Refuses directories, unreadable files and binary content. */
 export function readInputFile(path: string): string {
@@ -24,7 +25,7 @@ export function readInputFile(path: string): string {
     const line = buf.subarray(0, nul).toString('latin1').split('\n').length
     throw new InputError(path === '-' ? '<stdin>' : path, 'binary data (NUL byte) found: this is not a text dump', line)
   }
-  return buf.toString('utf8')
+  return checkedInputText(path === '-' ? '<stdin>' : path, buf)
 }
 
 /** Runs a parser over a file's text, turning its ParseError into an InputError that names the file. */
@@ -34,6 +35,6 @@ export function parseInputFile<T>(path: string, parse: (text: string) => T): T {
     return parse(text)
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(path === '-' ? '<stdin>' : path, err.message, err.line)
-    throw err
+    throw inputFailure(path === '-' ? '<stdin>' : path, err)
   }
 }

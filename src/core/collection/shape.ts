@@ -4,6 +4,13 @@
 // otherwise be read as a node with fewer rules). A required artifact that fails is a collection error: a CI gate
 // must not pass on a node it could not read.
 
+import {jsonDepthExceeds, yamlDepthExceeds} from '../limits/json.js'
+import {limits} from '../limits/limits.js'
+
+/** Artifacts that are YAML or JSON documents: their nesting is bounded before any parser sees them. */
+const YAML_DOCUMENTS = new Set(['kubelet-config', 'kubelet-dropins'])
+const JSON_DOCUMENTS = new Set(['ip-addr', 'ip-link'])
+
 const IPTABLES_DUMPS = new Set(['iptables-save', 'ip6tables-save', 'iptables-legacy-save', 'iptables-nft-save'])
 // *table | :CHAIN POLICY [p:b] | -A/-I/-N/-P/-X/-F ... | COMMIT | # comment | blank
 const IPTABLES_LINE = /^(?:\*[A-Za-z0-9_-]+|:[^\s]+ [^\s]+(?: \[\d+:\d+\])?|-[AINPXFRDZ] .*|-[NXFZ]|COMMIT|#.*|\s*)$/
@@ -15,6 +22,10 @@ export function artifactShapeProblem(id: string, text: string): string | undefin
   for (let i = text.indexOf('\ufffd'); i >= 0 && bad <= 16; i = text.indexOf('\ufffd', i + 1)) bad++
   if (bad > 16) return 'the output is not UTF-8 text (undecodable bytes)'
   if (IPTABLES_DUMPS.has(id)) return iptablesDumpProblem(text)
+  const depth = limits().documentDepth
+  if ((YAML_DOCUMENTS.has(id) && yamlDepthExceeds(text, depth)) || (JSON_DOCUMENTS.has(id) && jsonDepthExceeds(text, depth))) {
+    return `the document is nested more than ${depth} levels deep (NODE_DOCTOR_MAX_DOCUMENT_DEPTH)`
+  }
   return undefined
 }
 
