@@ -1,5 +1,6 @@
 // Live collection for commands that take nodes: kubeconfig → ClusterSnapshot (read once) → NodeSnapshots.
 // The one place that chooses transport implementations from flags.
+import {isSecurityWarning} from '../transports/ssh/hop.js'
 import {collectFleet, type FleetEvent} from '../app/collect-fleet.js'
 import {readClusterSnapshot} from '../app/read-cluster.js'
 import {planFor} from '../core/collection/plan.js'
@@ -122,7 +123,7 @@ export async function collectLive(names: string[], flags: LiveFlags, options: {a
   const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
   const {access, cluster, selected} = await resolveLiveTargets(names, flags, now)
 
-  const {connect, close} = transportFactory(flags, (m) => !flags.quiet && process.stderr.write(`${m}\n`), access)
+  const {connect, close} = transportFactory(flags, (m) => (!flags.quiet || isSecurityWarning(m)) && process.stderr.write(`${m}\n`), access)
   const onEvent = progress(Boolean(process.stderr.isTTY) && !flags.quiet, selected.length)
   const nodes = await collectFleet(selected, {
     plan: planFor(options.areas),
