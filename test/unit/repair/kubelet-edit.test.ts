@@ -143,8 +143,7 @@ describe('kubeletRemedy (--from-finding)', () => {
 })
 
 describe('--set IP fields (issue #14, item 12)', () => {
-  it('clusterDNS, address and healthzBindAddress take IP addresses only', async () => {
-    const {parseSetArg} = await import('../../../src/app/repair/kubelet-edit.js')
+  it('clusterDNS, address and healthzBindAddress take IP addresses only', () => {
     assert.deepEqual(parseSetArg('clusterDNS=10.96.0.10,fd00::a').value, ['10.96.0.10', 'fd00::a'])
     assert.throws(() => parseSetArg('clusterDNS=kube-dns.kube-system'), /--set clusterDNS=kube-dns\.kube-system: "kube-dns\.kube-system" is not an IP address/)
     assert.throws(() => parseSetArg('clusterDNS=10.96.0.10,$(reboot)'), /is not an IP address/)
