@@ -1,7 +1,7 @@
 // Runs a collection plan on one node through a transport and returns its NodeSnapshot.
 // A missing tool, an absent file or a timeout becomes an artifact error, never an exception.
 import {randomBytes} from 'node:crypto'
-import {BATCH_KILL_AFTER_S, batchScript, parseBatchOutput} from '../core/collection/batch.js'
+import {BATCH_KILL_AFTER_S, batchEndMarker, batchScript, parseBatchOutput} from '../core/collection/batch.js'
 import {commandLine, type PlanItem} from '../core/collection/plan.js'
 import {shellJoin, shellQuote} from '../core/collection/shell.js'
 import type {CollectionError} from '../core/model/report.js'
@@ -156,7 +156,7 @@ async function runBatchLane(
   const batchTimeoutMs = items.length * perItemS * 1000 + 10_000
   let r: ExecResult
   try {
-    r = await transport.exec(`${options.sudo ? 'sudo -n ' : ''}sh -c ${shellQuote(script)}`, {timeoutMs: batchTimeoutMs, maxBytes})
+    r = await transport.exec(`${options.sudo ? 'sudo -n ' : ''}sh -c ${shellQuote(script)}`, {timeoutMs: batchTimeoutMs, maxBytes, endMarkers: {stdout: batchEndMarker(nonce), stderr: batchEndMarker(nonce)}})
   } catch (err) {
     // The transport itself failed (connection lost): every item would fail the same way.
     for (const p of items) record(p, err as Error)

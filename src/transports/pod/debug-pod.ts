@@ -11,7 +11,7 @@ import type {KubeObject, Pod} from '../../core/model/k8s.js'
 import {NodeDoctorError} from '../../errors.js'
 import {ExitCode} from '../../exit-codes.js'
 import {ClusterAccessError, type DebugPodApi} from '../../ports/cluster.js'
-import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
+import type {ExecOptions, ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {registerInterruptCleanup} from './interrupt.js'
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
@@ -279,7 +279,7 @@ export class DebugPodTransport implements NodeTransport {
     return this.starting
   }
 
-  async exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     await this.start()
     if (this.closing) throw this.fail('closed', 'the transport was closed')
     return this.runExec(command, options)
@@ -362,7 +362,7 @@ export class DebugPodTransport implements NodeTransport {
     return this.fail('create-refused', `cannot create it: ${message}`, err.hint, err)
   }
 
-  private runExec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
+  private runExec(command: string, options: ExecOptions): Promise<ExecResult> {
     const max = options.maxBytes ?? limits().artifactBytes
     const out = new Capture(max)
     const err = new Capture(stderrCap(max))
@@ -400,8 +400,13 @@ export class DebugPodTransport implements NodeTransport {
           hangUp()
         }, options.timeoutMs)
       }
-      const stdout = sink(out, hangUp)
-      const stderr = sink(err, () => undefined)
+      // End frames on both streams: done, even if a daemon the command started still holds them open.
+      const ended = () => {
+        const m = options.endMarkers
+        if (m && out.endsWith(m.stdout) && err.endsWith(m.stderr)) hangUp()
+      }
+      const stdout = sink(out, hangUp, ended)
+      const stderr = sink(err, () => undefined, ended)
       const onStatus = (status: ExecStatus) => {
         const code = exitCodeFromStatus(status)
         if (code !== undefined) return finish(() => resolve(result(code)))
@@ -491,10 +496,11 @@ function killSocket(s: ExecSocket): void {
 }
 
 /** A Writable that feeds a Capture; `onFull` once the capture refuses more. */
-function sink(capture: Capture, onFull: () => void): Writable {
+function sink(capture: Capture, onFull: () => void, onData: () => void = () => undefined): Writable {
   const w = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       if (!capture.push(chunk)) onFull()
+      else onData()
       callback()
     },
   })

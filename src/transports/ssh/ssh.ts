@@ -4,7 +4,7 @@ import type {Duplex} from 'node:stream'
 import type {Client, ClientChannel} from 'ssh2'
 import {Capture, stderrCap} from '../capture.js'
 import {limits} from '../../core/limits/limits.js'
-import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
+import type {ExecOptions, ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {TransportError, type TransportFailure} from './errors.js'
 import {HopError, type HopOptions, connectHop, describe, endClient, forwardTo} from './hop.js'
 import {GroupReportReader, killGroupCommand, withGroupReport} from './remote-kill.js'
@@ -60,7 +60,7 @@ export class SshTransport implements NodeTransport {
     return this.client().then(() => undefined)
   }
 
-  async exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     const client = await this.client()
     for (let attempt = 0; ; attempt++) {
       await this.slots.acquire()
@@ -151,7 +151,7 @@ export class SshTransport implements NodeTransport {
     return final
   }
 
-  private runChannel(client: Client, command: string, options: {timeoutMs: number; maxBytes?: number}, onOpen: () => void): Promise<ExecResult> {
+  private runChannel(client: Client, command: string, options: ExecOptions, onOpen: () => void): Promise<ExecResult> {
     const max = options.maxBytes ?? limits().artifactBytes
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
@@ -214,12 +214,21 @@ export class SshTransport implements NodeTransport {
           kill()
           return
         }
+        // End frames on both streams: done, even if a daemon the command started still holds them open.
+        const ended = () => {
+          const m = options.endMarkers
+          if (!m || !out.endsWith(m.stdout) || !err.endsWith(m.stderr)) return
+          finish(() => resolve(result(null)))
+          s.close()
+        }
         s.on('data', (b: Buffer) => {
           if (!out.push(b)) kill()
+          else ended()
         })
         s.stderr.on('data', (b: Buffer) => {
           const own = group.push(b)
           if (own.length > 0) err.push(own)
+          ended()
         })
         s.on('exit', (code: number | null) => {
           gotExit = true
