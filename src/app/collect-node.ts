@@ -1,12 +1,14 @@
 // Runs a collection plan on one node through a transport and returns its NodeSnapshot.
 // A missing tool, an absent file or a timeout becomes an artifact error, never an exception.
 import {randomBytes} from 'node:crypto'
-import {BATCH_KILL_AFTER_S, batchScript, parseBatchOutput} from '../core/collection/batch.js'
+import {BATCH_KILL_AFTER_S, batchEndMarker, batchScript, parseBatchOutput} from '../core/collection/batch.js'
 import {commandLine, type PlanItem} from '../core/collection/plan.js'
 import {shellJoin, shellQuote} from '../core/collection/shell.js'
 import type {CollectionError} from '../core/model/report.js'
 import {type Artifact, type NodeSnapshot, SNAPSHOT_API_VERSION} from '../core/model/snapshot.js'
 import type {ExecResult, NodeTransport} from '../ports/node-transport.js'
+import {artifactShapeProblem} from '../core/collection/shape.js'
+import {type Limits, limitMessage, limits as currentLimits} from '../core/limits/limits.js'
 
 export interface CollectNodeOptions {
   plan: readonly PlanItem[]
@@ -21,6 +23,8 @@ export interface CollectNodeOptions {
   batch?: boolean
   /** Parallel execs on one node (channels on one SSH connection): commands (default 4), or batch lanes (default 2). */
   parallel?: number
+  /** Output limits (default: limits(), from the environment). */
+  limits?: Pick<Limits, 'artifactBytes' | 'nodeBytes'>
 }
 
 /**
@@ -58,6 +62,8 @@ export async function collectNode(transport: NodeTransport, options: CollectNode
   const started = options.now().getTime()
   const artifacts: Record<string, Artifact> = {}
   const errors: CollectionError[] = []
+  const lim = options.limits ?? currentLimits()
+  let used = 0
   const record = (p: PlanItem, outcome: ExecResult | Error, durationMs?: number) => {
     const command = commandLine(p, options.sudo)
     let artifact: Artifact
@@ -65,22 +71,33 @@ export async function collectNode(transport: NodeTransport, options: CollectNode
       artifact = {id: p.id, source: command, content: '', error: outcome.message}
       errors.push({node: transport.node, source: p.id, message: outcome.message})
     } else {
-      const failure = classifyFailure(p, outcome, options.timeoutMs)
+      // A limit hit is an error for that artifact whether it is required or not (its output is not all there).
+      const overLimit = outcome.truncated
+        ? limitMessage('the output', 'artifactBytes', lim.artifactBytes)
+        : Buffer.byteLength(outcome.stdout) > lim.artifactBytes
+          ? limitMessage('the output', 'artifactBytes', lim.artifactBytes)
+          : undefined
+      const failure = overLimit ?? classifyFailure(p, outcome, options.timeoutMs) ?? artifactShapeProblem(p.id, outcome.stdout)
       artifact = {id: p.id, source: command, content: failure ? '' : outcome.stdout}
       if (durationMs !== undefined) artifact.durationMs = durationMs
       if (outcome.exitCode !== null) artifact.exitCode = outcome.exitCode
       if (outcome.stderr) artifact.stderr = outcome.stderr.slice(0, 4096)
       if (failure) {
         artifact.error = failure
-        if (p.required) errors.push({node: transport.node, source: p.id, message: failure})
-      }
+        if (p.required || overLimit) errors.push({node: transport.node, source: p.id, message: failure})
+      } else used += outcome.stdout.length
     }
     artifacts[p.id] = artifact
   }
   const runOne = async (p: PlanItem) => {
     const t0 = options.now().getTime()
+    const left = lim.nodeBytes - used
+    if (left <= 0) {
+      record(p, new Error(limitMessage(`node ${transport.node}'s output`, 'nodeBytes', lim.nodeBytes)))
+      return
+    }
     try {
-      const r = await transport.exec(commandLine(p, options.sudo), {timeoutMs: options.timeoutMs})
+      const r = await transport.exec(commandLine(p, options.sudo), {timeoutMs: options.timeoutMs, maxBytes: Math.min(lim.artifactBytes, left)})
       record(p, r, options.now().getTime() - t0)
     } catch (err) {
       record(p, err as Error)
@@ -91,7 +108,9 @@ export async function collectNode(transport: NodeTransport, options: CollectNode
     // Round-robin, so that each lane gets a share of the slow commands wherever they sit in the plan.
     const split: PlanItem[][] = Array.from({length: Math.min(lanes, options.plan.length)}, () => [])
     options.plan.forEach((p, i) => split[i % split.length]!.push(p))
-    await Promise.all(split.map((items) => runBatchLane(transport, items, options, record, runOne)))
+    // Each lane's exec may hold its share of the node's budget, so a node never holds more than nodeBytes at once.
+    const laneBytes = Math.max(1, Math.floor(lim.nodeBytes / split.length))
+    await Promise.all(split.map((items) => runBatchLane(transport, items, options, lim, laneBytes, record, runOne)))
   } else {
     const queue = [...options.plan]
     const worker = async () => {
@@ -123,6 +142,8 @@ async function runBatchLane(
   transport: NodeTransport,
   items: readonly PlanItem[],
   options: CollectNodeOptions,
+  lim: Pick<Limits, 'artifactBytes'>,
+  maxBytes: number,
   record: (p: PlanItem, outcome: ExecResult | Error, durationMs?: number) => void,
   runOne: (p: PlanItem) => Promise<void>,
 ): Promise<void> {
@@ -135,7 +156,7 @@ async function runBatchLane(
   const batchTimeoutMs = items.length * perItemS * 1000 + 10_000
   let r: ExecResult
   try {
-    r = await transport.exec(`${options.sudo ? 'sudo -n ' : ''}sh -c ${shellQuote(script)}`, {timeoutMs: batchTimeoutMs})
+    r = await transport.exec(`${options.sudo ? 'sudo -n ' : ''}sh -c ${shellQuote(script)}`, {timeoutMs: batchTimeoutMs, maxBytes, endMarkers: {stdout: batchEndMarker(nonce), stderr: batchEndMarker(nonce)}})
   } catch (err) {
     // The transport itself failed (connection lost): every item would fail the same way.
     for (const p of items) record(p, err as Error)
@@ -149,10 +170,23 @@ async function runBatchLane(
     for (const p of rest) record(p, {exitCode: null, stdout: '', stderr: '', timedOut: true})
     return
   }
+  // The lane's output went past its budget while an item ran. When that item alone printed at least half the
+  // per-artifact limit it is the culprit: a collection error, not run again (an endless command would only fill
+  // another buffer). Otherwise it runs again on its own exec, like the items after it, each bounded by the limit.
+  let culprit: PlanItem | undefined
+  if (r.truncated && out.cutOff !== undefined) {
+    let others = 0
+    for (const res of out.results.values()) others += res.stdout.length
+    if (r.stdout.length - others >= lim.artifactBytes / 2) {
+      culprit = items[out.cutOff]!
+      record(culprit, {exitCode: null, stdout: '', stderr: '', truncated: true})
+    }
+  }
+  const again = rest.filter((p) => p !== culprit)
   // Nothing framed and sudo refused: every item would get the same answer.
   if (out.results.size === 0 && SUDO_REFUSED.test(r.stderr)) {
     for (const p of rest) record(p, {exitCode: r.exitCode, stdout: '', stderr: r.stderr, timedOut: false})
     return
   }
-  for (const p of rest) await runOne(p)
+  for (const p of again) await runOne(p)
 }

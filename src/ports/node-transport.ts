@@ -6,6 +6,20 @@ export interface ExecResult {
   stdout: string
   stderr: string
   timedOut?: boolean
+  /** stdout went past the exec's maxBytes: the command was stopped and its output is cut (never usable as is). */
+  truncated?: boolean
+}
+
+export interface ExecOptions {
+  timeoutMs: number
+  /** stdout cap (stderr: 4 MiB at most); past it the command is stopped and the result is `truncated`. */
+  maxBytes?: number
+  /**
+   * The output is complete once stdout and stderr each end with their marker (a batch script's end frames):
+   * resolve then (exitCode null) and stop reading, instead of waiting for the streams to close, which a daemon
+   * the command started may hold open for as long as it lives.
+   */
+  endMarkers?: {stdout: string; stderr: string}
 }
 
 export interface NodeTransport {
@@ -15,7 +29,7 @@ export interface NodeTransport {
    * Runs one shell command on the node (a fixed string built with shellQuote for any variable part).
    * Never rejects for a non-zero exit: that is data. Rejects only when the transport itself fails.
    */
-  exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult>
+  exec(command: string, options: ExecOptions): Promise<ExecResult>
   /** Releases the connection/pod. Idempotent. */
   close(): Promise<void>
 }

@@ -1,4 +1,5 @@
 // Renders the check catalog (`checks`) and one entry (`explain`).
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
@@ -13,7 +14,7 @@ function paintSeverity(sev: Severity, color: boolean): string {
 }
 
 export function renderCatalog(specs: readonly CheckSpec[], format: 'table' | 'json' | 'yaml', options: {color: boolean}): string {
-  if (format === 'json') return JSON.stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, null, 2)) + '\n'
   if (format === 'yaml') return stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, {lineWidth: 0})
   if (specs.length === 0) return 'No checks.\n'
   const table = new Table({

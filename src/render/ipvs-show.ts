@@ -1,4 +1,5 @@
 // `ipvs show`: an IPVS table as a human table (one row per real server) or the parsed model as JSON/YAML.
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
@@ -32,7 +33,7 @@ const FORWARD_LABEL: Record<string, string> = {masq: 'Masq', local: 'Local', rou
 
 export function renderIpvsShow(table: IpvsTable, format: ShowFormat, options: ShowOptions): string {
   const doc = {apiVersion: API_VERSION, kind: 'IpvsTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
-  if (format === 'json') return JSON.stringify(doc, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
   return renderTable(table, options)
 }

@@ -1,5 +1,6 @@
 // Renders `kube-proxy show` results: configured vs running mode, the settings table with defaults marked,
 // flags, sync metrics and problems; or the result as versioned JSON/YAML. Pure: result in, string out.
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk} from 'chalk'
 import {stringify} from 'yaml'
 import type {KubeProxyShowResult} from '../core/model/component-settings.js'
@@ -10,7 +11,7 @@ function seconds(n: number | undefined): string {
 }
 
 export function renderKubeProxyShow(result: KubeProxyShowResult, format: ShowFormat, options: ShowRenderOptions): string {
-  if (format === 'json') return JSON.stringify(result, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify(result, null, 2)) + '\n'
   if (format === 'yaml') return stringify(result, {lineWidth: 0})
   const c = new Chalk({level: options.color ? 1 : 0})
   const runningText = result.running

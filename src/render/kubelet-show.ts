@@ -1,5 +1,6 @@
 // Renders `kubelet show` results: a borderless table (defaults marked, every value with its source),
 // or the result as versioned JSON/YAML. Pure: result in, string out.
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
@@ -94,7 +95,7 @@ function flagRows(flags: readonly ShowFlag[], color: boolean): string {
 }
 
 export function renderKubeletShow(result: KubeletShowResult, format: ShowFormat, options: ShowRenderOptions): string {
-  if (format === 'json') return JSON.stringify(result, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify(result, null, 2)) + '\n'
   if (format === 'yaml') return stringify(result, {lineWidth: 0})
   const c = new Chalk({level: options.color ? 1 : 0})
   const basis = result.basis === 'configz' ? 'the running kubelet (/configz)' : 'files and flags'

@@ -1,5 +1,6 @@
 // `nft show`: tables with their chains (rule counts) and sets/maps (element counts), and for kube-proxy's table
 // a per-service summary; or the parsed model as JSON/YAML.
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
@@ -15,7 +16,7 @@ const PER_SERVICE_CHAIN = /^(service|external|local|firewall|cluster|endpoint)-[
 
 export function renderNftShow(rs: NftRuleset, format: ShowFormat, options: ShowOptions): string {
   const doc = {apiVersion: API_VERSION, kind: 'NftRuleset', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...rs}
-  if (format === 'json') return JSON.stringify(doc, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
   return renderTables(rs, options)
 }

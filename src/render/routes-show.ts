@@ -1,12 +1,13 @@
 // `routes show`: a route listing grouped by output device, with reject routes and Calico devices called out,
 // or the parsed model as JSON/YAML.
+import {layoutColumns} from './layout.js'
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
-import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {isRejectRoute, type Route, type RouteFormat, type RouteTable} from '../core/parse/routes.js'
 import {isCalicoWorkloadInterface} from '../core/parse/links.js'
 import type {ShowFormat, ShowOptions} from './ipvs-show.js'
-import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
+import {VIEW_API_VERSION} from './table-style.js'
 
 const API_VERSION = VIEW_API_VERSION
 
@@ -34,7 +35,7 @@ const NO_DEVICE = '-'
 
 export function renderRoutesShow(table: RouteTable, format: ShowFormat, options: ShowOptions): string {
   const doc = {apiVersion: API_VERSION, kind: 'RouteTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
-  if (format === 'json') return JSON.stringify(doc, null, 2) + '\n'
+  if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
   return renderTable(table, options)
 }
@@ -71,15 +72,12 @@ function renderTable(t: RouteTable, options: ShowOptions): string {
   const lines = [`${c.bold('Routes')}${where ? ` (${where})` : ''}: ${t.routes.length} route${t.routes.length === 1 ? '' : 's'} on ${[...groups.keys()].filter((d) => d !== NO_DEVICE).length} device(s) [${FORMAT_LABEL[t.format]}]`]
   lines.push(...summaryLines(t, groups))
   if (t.routes.length === 0) return lines.join('\n') + '\n\nNo routes.\n'
-  const table = new Table({
-    head: ['DEVICE', 'DESTINATION', 'TYPE', 'GATEWAY', 'PROTO', 'SCOPE', 'METRIC', 'SRC', 'TABLE', 'FLAGS'],
-    chars: BORDERLESS,
-    style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
-  })
+  const head = ['DEVICE', 'DESTINATION', 'TYPE', 'GATEWAY', 'PROTO', 'SCOPE', 'METRIC', 'SRC', 'TABLE', 'FLAGS'].map((h) => (options.color ? c.bold(h) : h))
+  const body: string[][] = []
   for (const [dev, rows] of groups) {
-    rows.forEach((row, i) => table.push([i === 0 ? deviceLabel(dev, c) : '', ...routeCells(row, c)]))
+    rows.forEach((row, i) => body.push([i === 0 ? deviceLabel(dev, c) : '', ...routeCells(row, c)]))
   }
-  lines.push('', ...table.toString().split('\n').map((l) => l.trimEnd()))
+  lines.push('', ...layoutColumns(head, body).map((l) => l.trimEnd()))
   return lines.join('\n') + '\n'
 }
 

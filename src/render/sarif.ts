@@ -1,5 +1,6 @@
 // SARIF 2.1.0 (OASIS): one run; rules are the catalog entries the findings use; node state has no files, so
 // locations are logical (the subject, then its node). Collection errors are tool execution notifications.
+import {escapeJsonControls} from './terminal-safe.js'
 import type {CheckSpec} from '../core/checks/types.js'
 import type {Finding, Report, Severity} from '../core/model/report.js'
 import type {RenderOptions} from './index.js'
@@ -58,7 +59,7 @@ export interface SarifLog {
 }
 
 export function renderSarif(report: Report, options: Pick<RenderOptions, 'catalog'>): string {
-  return JSON.stringify(toSarif(report, options.catalog ?? []), null, 2) + '\n'
+  return escapeJsonControls(JSON.stringify(toSarif(report, options.catalog ?? []), null, 2)) + '\n'
 }
 
 export function toSarif(report: Report, catalog: readonly CheckSpec[]): SarifLog {

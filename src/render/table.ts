@@ -1,7 +1,7 @@
 // Human views of a Report. `-o table`: what is wrong, per node, most severe first. `-o wide`: the same plus
 // evidence, remedies and every check's result. Pure: Report in, string out; nothing here decides what is wrong.
 import {Chalk, type ChalkInstance} from 'chalk'
-import Table from 'cli-table3'
+import {layoutColumns} from './layout.js'
 import type {CheckSpec} from '../core/checks/types.js'
 import {groupFindings} from '../core/fleet.js'
 import {
@@ -273,17 +273,8 @@ function columnWidths(rows: string[][], flex: Record<number, number>, width: num
 }
 
 function table(head: string[] | undefined, rows: string[][], widths: number[]): string[] {
-  const t = new Table({
-    ...(head ? {head} : {}),
-    colWidths: widths,
-    chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: GAP,
-    },
-    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
-  })
-  t.push(...rows)
-  return t.toString().split('\n').map((l) => INDENT + l)
+  // Linear (layout.ts): cli-table3 was quadratic in a cell's lines (one 55 KB rule in -o wide took 59 s).
+  return layoutColumns(head, rows, {widths, gap: GAP}).map((l) => INDENT + l)
 }
 
 /** Sanitised and wrapped to the column, so cli-table3 never truncates. */
@@ -296,31 +287,52 @@ function clean(text: string): string {
   return text.replace(/\t/g, ' ').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
-/** Greedy word wrap on spaces; words longer than the width are broken. Existing line breaks are kept. */
+/**
+ * Greedy word wrap on spaces; words longer than the width are broken. Existing line breaks are kept. Linear in the
+ * text: lengths are counted once per word (it rebuilt and re-measured the line per word before).
+ */
 export function wrapLines(text: string, width: number | undefined): string[] {
   if (width === undefined || width <= 0) return text.split('\n')
   const out: string[] = []
   for (const para of text.split('\n')) {
     let line = ''
-    for (let word of para.split(/ +/).filter((w) => w !== '')) {
-      while ([...word].length > width) {
-        const room = line === '' ? width : width - [...line].length - 1
+    let lineLen = 0
+    for (const w of para.split(/ +/)) {
+      if (w === '') continue
+      let chars: string[] | undefined
+      let wordLen = w.length
+      if (/[\ud800-\udfff]/.test(w)) {
+        chars = [...w]
+        wordLen = chars.length
+      }
+      let offset = 0 // in code points, into the word
+      const piece = (from: number, to: number): string => (chars ? chars.slice(from, to).join('') : w.slice(from, to))
+      while (wordLen - offset > width) {
+        const room = lineLen === 0 ? width : width - lineLen - 1
         if (room <= 0) {
           out.push(line)
           line = ''
+          lineLen = 0
           continue
         }
-        const chars = [...word]
-        const head = chars.slice(0, room).join('')
-        out.push(line === '' ? head : `${line} ${head}`)
+        const head = piece(offset, offset + room)
+        out.push(lineLen === 0 ? head : `${line} ${head}`)
         line = ''
-        word = chars.slice(room).join('')
+        lineLen = 0
+        offset += room
       }
-      if (line === '') line = word
-      else if ([...line].length + 1 + [...word].length <= width) line += ` ${word}`
-      else {
+      const rest = offset === 0 ? w : piece(offset, wordLen)
+      const restLen = wordLen - offset
+      if (lineLen === 0) {
+        line = rest
+        lineLen = restLen
+      } else if (lineLen + 1 + restLen <= width) {
+        line += ` ${rest}`
+        lineLen += 1 + restLen
+      } else {
         out.push(line)
-        line = word
+        line = rest
+        lineLen = restLen
       }
     }
     out.push(line)

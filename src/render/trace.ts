@@ -1,6 +1,7 @@
 // `trace`: the packet's fate through the node's actual rules next to kube-proxy's expected rules — outcomes with
 // probabilities, masquerade, filter verdict, the path of every branch — and a one-line conclusion. JSON/YAML give
 // the same data. Pure: view in, string out; colour only when asked.
+import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
@@ -49,7 +50,7 @@ export function renderTrace(view: TraceView, format: TraceFormat, options: Trace
       comparison: view.comparison,
       conclusion: traceConclusion(view.comparison, view.expected.result),
     }
-    return format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : stringify(doc, {lineWidth: 0, aliasDuplicateObjects: false})
+    return format === 'json' ? escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n' : stringify(doc, {lineWidth: 0, aliasDuplicateObjects: false})
   }
   return renderTable(view, options)
 }

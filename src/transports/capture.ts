@@ -6,6 +6,8 @@ import {StringDecoder} from 'node:string_decoder'
  * at the end: about 2x the payload at peak instead of 3x for chunks + concat + string. `push` returns false
  * once `max` bytes would be exceeded.
  */
+const TAIL = 256
+
 export class Capture {
   private parts: string[] = []
   private readonly decoder = new StringDecoder('utf8')
@@ -14,15 +16,25 @@ export class Capture {
 
   constructor(private readonly max: number) {}
 
+  /** The last characters decoded (for end markers). */
+  private tail = ''
+
   push(b: Buffer): boolean {
     if (this.cut) return false
     if (this.size + b.length > this.max) {
       this.cut = true
       return false
     }
-    this.parts.push(this.decoder.write(b))
+    const piece = this.decoder.write(b)
+    this.parts.push(piece)
+    this.tail = (this.tail + piece.slice(-TAIL)).slice(-TAIL)
     this.size += b.length
     return true
+  }
+
+  /** Whether what was decoded so far ends with `marker` (at most 256 characters). */
+  endsWith(marker: string): boolean {
+    return this.tail.endsWith(marker)
   }
 
   text(): string {
@@ -31,4 +43,9 @@ export class Capture {
     this.parts = []
     return s
   }
+}
+
+/** stderr is diagnostics: a few MiB at most, whatever stdout may hold. */
+export function stderrCap(max: number): number {
+  return Math.min(max, 4 * 1024 * 1024)
 }

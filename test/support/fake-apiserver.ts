@@ -727,6 +727,9 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         const trailing = lines.at(-1) === '' ? lines.pop() : undefined
         text = lines.slice(Math.max(0, lines.length - Number(tail))).join('\n') + (trailing !== undefined && Number(tail) > 0 ? '\n' : '')
       }
+      // Like the kubelet: limitBytes cuts the log (its first bytes) at that many bytes.
+      const limitBytes = url.searchParams.get('limitBytes')
+      if (limitBytes !== null) text = Buffer.from(text, 'utf8').subarray(0, Number(limitBytes)).toString('utf8')
       return sendRaw(res, 200, 'text/plain', text)
     }
     return sendJSON(res, 404, statusObject(404, 'the server could not find the requested resource', {}))

@@ -1,6 +1,7 @@
 // Live collection: the targets (src/app/live/targets.ts), then every node over the Environment's transports with
 // bounded parallelism; one progress line on a terminal. Each node's snapshot is handed over in its `node-done` event
 // as soon as it is collected (the dashboard shows nodes as they arrive), and all of them come back in order.
+import {isSecurityWarning} from '../../core/model/security-warning.js'
 import {planFor} from '../../core/collection/plan.js'
 import type {Area} from '../../core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
@@ -69,7 +70,7 @@ export async function collectLive(names: string[], flags: LiveFlags, env: Enviro
   const nodes = await collectTargets(targets, flags, env, {
     ...(options.areas ? {areas: options.areas} : {}),
     now,
-    warn: (m) => !flags.quiet && env.stderr.write(`${m}\n`),
+    warn: (m) => (!flags.quiet || isSecurityWarning(m)) && env.stderr.write(`${m}\n`),
     onEvent: progress(env.stderr, Boolean(env.stderr.isTTY) && !flags.quiet, targets.selected.length),
   })
   return {access: targets.access, cluster: targets.cluster, nodes}

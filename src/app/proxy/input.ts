@@ -1,4 +1,5 @@
 // Shared by `proxy render`, `proxy diff` and `trace`: the --objects files and runtime-fact flags → the proxier input.
+import {inputFailure} from '../../core/limits/input.js'
 import {parse as parseYaml} from 'yaml'
 import {formatKubeProxyVersion, parseKubeProxyVersion} from '../../core/proxier/config.js'
 import {loadObjects, ObjectsParseError} from '../../core/proxier/objects.js'
@@ -90,6 +91,6 @@ export function parseInputFile<T>(env: Pick<Environment, 'readInput'>, path: str
     return parse(text)
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(path === '-' ? '<stdin>' : path, err.message, err.line)
-    throw err
+    throw inputFailure(path === '-' ? '<stdin>' : path, err)
   }
 }

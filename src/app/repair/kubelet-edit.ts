@@ -1,6 +1,7 @@
 // Pure pieces of `fix kubelet`: `--set FIELD=VALUE` parsing against the KubeletConfiguration schema, the edit of
 // a config file with the yaml Document API (comments, key order and layout kept), and the choice of the file that
 // owns a field (the last --config-dir drop-in that sets it, else the --config file).
+import {isIpLiteral} from '../../core/net/host.js'
 import {createTwoFilesPatch, diffArrays} from 'diff'
 import {isCollection, isMap, isScalar, parse as parseYaml, parseDocument, type Document, type ToStringOptions} from 'yaml'
 import {
@@ -118,7 +119,19 @@ export function parseSetArg(arg: string): KubeletEdit {
   if (spec.enum && typeof value === 'string' && !spec.enum.includes(value)) {
     throw new UsageError(`--set ${field}=${raw}: must be one of ${spec.enum.join(', ')}`)
   }
+  const ipProblem = IP_FIELDS.has(field) ? ipValuesProblem(value) : undefined
+  if (ipProblem !== undefined) throw new UsageError(`--set ${field}=${raw}: ${ipProblem}`, `For example --set ${field}=10.96.0.10.`)
   return {field, path, ptr: pointer(...path), value}
+}
+
+/** KubeletConfiguration fields whose values must be IP addresses (the kubelet refuses anything else at start). */
+const IP_FIELDS = new Set(['clusterDNS', 'address', 'healthzBindAddress'])
+
+function ipValuesProblem(value: JsonValue): string | undefined {
+  const values = Array.isArray(value) ? value : [value]
+  if (values.length === 0) return undefined
+  for (const v of values) if (typeof v !== 'string' || !isIpLiteral(v) || v.includes('%')) return `${JSON.stringify(v)} is not an IP address`
+  return undefined
 }
 
 /** An edit built by code (from a finding), with the same path rules as --set. */

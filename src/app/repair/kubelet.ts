@@ -41,6 +41,8 @@ export interface KubeletFixDeps {
   /** Progress lines (stderr). */
   progress: (message: string) => void
   warn: (message: string) => void
+  /** A new connection to the node after the current one was lost (default: the transport's own reconnect()). */
+  reconnect?: () => Promise<NodeTransport>
 }
 
 export type KubeletFixRequest = {node: string; set: KubeletEdit[]} | {node: string; fromFinding: string}
@@ -319,19 +321,22 @@ export async function applyKubeletFix(deps: KubeletFixDeps, plan: KubeletFixPlan
   }
   const ts = stamp(deps.now())
   const backups: string[] = []
-  for (const c of plan.changes) {
-    const b = `${c.path}.node-doctor-backup-${ts}`
-    deps.progress(`${node}: backing up ${c.path} to ${b}`)
-    await shell.backupFile(c.path, b)
-    backups.push(b)
+  // From the first backup on, the node may be changed: the audit record is written in the `finally`, whatever
+  // happens (a lost connection, a bug), and an unexpected failure gets the promised restore on a new connection.
+  let audited = false
+  let phase: RepairPhase = 'backup'
+  const recordOnce: typeof record = async (...args) => {
+    audited = true
+    return record(...args)
   }
-
+  let shellNow = shell
   const restoreAll = async (): Promise<string[]> => {
     const problems: string[] = []
     for (const [i, c] of plan.changes.entries()) {
+      if (backups[i] === undefined) continue // never backed up: never written
       try {
-        await shell.restoreFile(backups[i]!, c.path)
-        const back = await shell.readFile(c.path)
+        await shellNow.restoreFile(backups[i]!, c.path)
+        const back = await shellNow.readFile(c.path)
         if (back.text !== c.before.text) problems.push(`${c.path} does not hold the backed-up content after the restore`)
       } catch (err) {
         problems.push((err as Error).message)
@@ -342,41 +347,127 @@ export async function applyKubeletFix(deps: KubeletFixDeps, plan: KubeletFixPlan
 
   try {
     for (const c of plan.changes) {
-      deps.progress(`${node}: writing ${c.path}`)
-      await shell.writeFileAtomic(c.path, c.after)
-      const written = await shell.readFile(c.path)
-      if (written.text !== c.after) throw new RepairFailedError(`${node}: ${c.path} does not hold the new content after the write`)
-      if (written.mode !== c.before.mode || written.uid !== c.before.uid || written.gid !== c.before.gid) {
-        throw new RepairFailedError(`${node}: ${c.path} lost its mode or owner in the write (${c.before.mode} ${c.before.uid}:${c.before.gid} → ${written.mode} ${written.uid}:${written.gid})`)
+      const b = `${c.path}.node-doctor-backup-${ts}`
+      deps.progress(`${node}: backing up ${c.path} to ${b}`)
+      await shell.backupFile(c.path, b)
+      backups.push(b)
+    }
+
+    phase = 'write'
+    try {
+      for (const c of plan.changes) {
+        deps.progress(`${node}: writing ${c.path}`)
+        await shell.writeFileAtomic(c.path, c.after)
+        const written = await shell.readFile(c.path)
+        if (written.text !== c.after) throw new RepairFailedError(`${node}: ${c.path} does not hold the new content after the write`)
+        if (written.mode !== c.before.mode || written.uid !== c.before.uid || written.gid !== c.before.gid) {
+          throw new RepairFailedError(`${node}: ${c.path} lost its mode or owner in the write (${c.before.mode} ${c.before.uid}:${c.before.gid} → ${written.mode} ${written.uid}:${written.gid})`)
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof RepairFailedError)) throw err // the connection: handled below, on a new one
+      const problems = await restoreAll()
+      const how = problems.length === 0 ? `the files were restored from ${backups.join(', ')}; the kubelet was not restarted` : `RESTORE FAILED: ${problems.join('; ')}; restore by hand from ${backups.join(', ')}`
+      const message = `writing the new configuration failed (${err.message}); ${how}`
+      await recordOnce(problems.length === 0 ? 'rolled-back' : 'failed', message, backups)
+      throw new RepairFailedError(`${node}: ${message}`)
+    }
+
+    phase = 'restart'
+    const health = await restartAndWait(shell, deps, plan, options.waitTimeoutMs, sleep)
+    if (health.ok) {
+      const message = `the kubelet restarted and is healthy (${health.detail}); backup${backups.length > 1 ? 's' : ''}: ${backups.join(', ')}`
+      const {eventPosted} = await recordOnce('applied', message, backups)
+      return {outcome: 'applied', backups, message, eventPosted}
+    }
+
+    phase = 'rollback'
+    deps.progress(`${node}: ${health.detail}; rolling back`)
+    const problems = await restoreAll()
+    let rollback = ''
+    let rolledBack = problems.length === 0
+    if (rolledBack) {
+      const again = await restartAndWait(shell, deps, plan, options.waitTimeoutMs, sleep)
+      rolledBack = again.ok
+      rollback = again.ok ? `the old configuration was restored from ${backups.join(', ')} and the kubelet is healthy again` : `the old configuration was restored from ${backups.join(', ')} but the kubelet is still not healthy (${again.detail})`
+    } else rollback = `RESTORE FAILED: ${problems.join('; ')}; restore by hand from ${backups.join(', ')} and restart the kubelet`
+    const message = `the change was not kept: ${health.detail}; ${rollback}`
+    await recordOnce(rolledBack ? 'rolled-back' : 'failed', message, backups)
+    throw new RepairFailedError(`${node}: ${message}`, 'See `journalctl -u kubelet -n 50` on the node for why the kubelet did not come up with the new configuration.')
+  } catch (err) {
+    if (audited) throw err
+    // Interrupted (the connection dropped mid-step, or a bug): reconnect once, restore what was written, restart
+    // the kubelet if it may have been restarted with the new files, and report exactly what the node now holds.
+    const cause = (err as Error).message
+    deps.progress(`${node}: interrupted while ${PHASE_TEXT[phase]} (${cause}); attempting the restore`)
+    const recovery = await recoverInterrupted()
+    const message = `interrupted while ${PHASE_TEXT[phase]} (${cause}); ${recovery.text}`
+    audited = true
+    await record(recovery.restored ? 'rolled-back' : 'failed', message, backups)
+    throw new RepairFailedError(`${node}: ${message}`, recovery.restored ? undefined : `Check the node by hand: ${backups.length > 0 ? `the backups are ${backups.join(', ')}` : 'no backup was made'}.`)
+  } finally {
+    // Last line of defence: a failure inside the recovery itself still leaves a trail.
+    if (!audited) await record('failed', `interrupted while ${PHASE_TEXT[phase]}; the state of the node is unknown${backups.length > 0 ? `; backups: ${backups.join(', ')}` : ''}`, backups).catch((e: unknown) => deps.warn(`warning: the audit record could not be written: ${(e as Error).message}`))
+  }
+
+  async function recoverInterrupted(): Promise<{restored: boolean; text: string}> {
+    const steps: string[] = []
+    const reconnect = deps.reconnect ?? reconnectOf(deps.transport)
+    if (reconnect) {
+      try {
+        shellNow = new NodeShell(await reconnect(), {sudo: deps.sudo, timeoutMs: deps.timeoutMs})
+        steps.push('reconnected')
+      } catch (e) {
+        steps.push(`could not reconnect (${(e as Error).message})`)
       }
     }
-  } catch (err) {
-    const problems = await restoreAll()
-    const how = problems.length === 0 ? `the files were restored from ${backups.join(', ')}; the kubelet was not restarted` : `RESTORE FAILED: ${problems.join('; ')}; restore by hand from ${backups.join(', ')}`
-    const message = `writing the new configuration failed (${(err as Error).message}); ${how}`
-    await record(problems.length === 0 ? 'rolled-back' : 'failed', message, backups)
-    throw new RepairFailedError(`${node}: ${message}`)
+    let restored = false
+    if (phase === 'backup') {
+      restored = true
+      steps.push('nothing had been written yet')
+    } else {
+      const problems = await restoreAll()
+      restored = problems.length === 0
+      steps.push(restored ? `the files were restored from ${backups.join(', ')}` : `RESTORE FAILED: ${problems.join('; ')}`)
+      if (restored && phase !== 'write') {
+        const r = await shellNow.run('systemctl restart kubelet', Math.min(options.waitTimeoutMs, 120_000)).catch((e: unknown) => ({exitCode: null, stdout: '', stderr: (e as Error).message, timedOut: false}))
+        const ok = r.exitCode === 0 && !r.timedOut
+        steps.push(ok ? 'the kubelet was restarted on the old configuration' : `the kubelet could not be restarted (${describeFailure(r, 120_000)})`)
+        restored = ok
+      }
+    }
+    // What is on the node now, file by file.
+    const held: string[] = []
+    for (const c of plan.changes) {
+      try {
+        const f = await shellNow.readFile(c.path)
+        held.push(`${c.path} holds ${f.text === c.before.text ? 'the old configuration' : f.text === c.after ? 'the NEW configuration' : 'neither the old nor the new configuration'}`)
+        if (f.text !== c.before.text) restored = false
+      } catch (e) {
+        held.push(`${c.path} could not be read (${(e as Error).message})`)
+        restored = false
+      }
+    }
+    return {restored, text: `${steps.join('; ')}; on the node now: ${held.join('; ')}${backups.length > 0 ? `; backup${backups.length > 1 ? 's' : ''}: ${backups.join(', ')}` : ''}`}
   }
+}
 
-  const health = await restartAndWait(shell, deps, plan, options.waitTimeoutMs, sleep)
-  if (health.ok) {
-    const message = `the kubelet restarted and is healthy (${health.detail}); backup${backups.length > 1 ? 's' : ''}: ${backups.join(', ')}`
-    const {eventPosted} = await record('applied', message, backups)
-    return {outcome: 'applied', backups, message, eventPosted}
+type RepairPhase = 'backup' | 'write' | 'restart' | 'rollback'
+const PHASE_TEXT: Record<RepairPhase, string> = {
+  backup: 'backing up the files',
+  write: 'writing the new configuration',
+  restart: 'restarting the kubelet and waiting for it',
+  rollback: 'rolling back',
+}
+
+/** A transport that can make a new connection after losing one (SshTransport.reconnect). */
+function reconnectOf(transport: NodeTransport): (() => Promise<NodeTransport>) | undefined {
+  const t = transport as NodeTransport & {reconnect?: () => Promise<void>}
+  if (typeof t.reconnect !== 'function') return undefined
+  return async () => {
+    await t.reconnect!()
+    return transport
   }
-
-  deps.progress(`${node}: ${health.detail}; rolling back`)
-  const problems = await restoreAll()
-  let rollback = ''
-  let rolledBack = problems.length === 0
-  if (rolledBack) {
-    const again = await restartAndWait(shell, deps, plan, options.waitTimeoutMs, sleep)
-    rolledBack = again.ok
-    rollback = again.ok ? `the old configuration was restored from ${backups.join(', ')} and the kubelet is healthy again` : `the old configuration was restored from ${backups.join(', ')} but the kubelet is still not healthy (${again.detail})`
-  } else rollback = `RESTORE FAILED: ${problems.join('; ')}; restore by hand from ${backups.join(', ')} and restart the kubelet`
-  const message = `the change was not kept: ${health.detail}; ${rollback}`
-  await record(rolledBack ? 'rolled-back' : 'failed', message, backups)
-  throw new RepairFailedError(`${node}: ${message}`, 'See `journalctl -u kubelet -n 50` on the node for why the kubelet did not come up with the new configuration.')
 }
 
 /** `systemctl restart kubelet`, then /healthz = ok and Node Ready within the time left. */

@@ -10,6 +10,8 @@
 //
 //   H4sIAAAAAAAAA+y9a3PbRpY...     (76 characters a line)
 //   -----END NODE-DOCTOR AGENT DOCUMENT-----
+import {parseJsonBounded} from '../limits/json.js'
+import {limitMessage, limits} from '../limits/limits.js'
 import {createHash} from 'node:crypto'
 import {gunzipSync, gzipSync} from 'node:zlib'
 import {type NodeSnapshot, SNAPSHOT_API_VERSION} from '../model/snapshot.js'
@@ -93,6 +95,8 @@ export function readAgentDocument(log: string, node: string): AgentDocumentScan 
   const length = header('Length')
   const digest = header('Sha256')
   if (!/^\d+$/.test(length.value)) fail(`Length "${clip(length.value)}" is not a number`, length.index)
+  const maxBytes = limits().agentDocumentBytes
+  if (Number(length.value) > maxBytes) fail(limitMessage(`the payload (Length ${length.value})`, 'agentDocumentBytes', maxBytes), length.index)
 
   const body = lines.slice(i + 1, end)
   let bytes: Buffer
@@ -103,8 +107,10 @@ export function readAgentDocument(log: string, node: string): AgentDocumentScan 
     const bad = /[^A-Za-z0-9+/=]/.exec(text)
     if (bad) fail(`the payload has a character that is not base64 (${JSON.stringify(bad[0])}): the log was altered`)
     try {
-      bytes = gunzipSync(Buffer.from(text, 'base64'))
+      // Bounded: a gzip bomb stops at the limit instead of inflating into the heap.
+      bytes = gunzipSync(Buffer.from(text, 'base64'), {maxOutputLength: maxBytes})
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) fail(limitMessage('the inflated payload', 'agentDocumentBytes', maxBytes))
       fail(`the gzip payload does not decompress (${(err as Error).message}): the log was cut or altered`)
     }
   } else {
@@ -115,7 +121,7 @@ export function readAgentDocument(log: string, node: string): AgentDocumentScan 
 
   let parsed: unknown
   try {
-    parsed = JSON.parse(bytes!.toString('utf8'))
+    parsed = parseJsonBounded(bytes!.toString('utf8'))
   } catch (err) {
     fail(`the payload is not JSON: ${(err as Error).message}`)
   }

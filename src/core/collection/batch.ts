@@ -58,6 +58,11 @@ function tag(nonce: string): string {
   return `@@nd${nonce}`
 }
 
+/** What both of the script's streams end with once it ran to its end (for ExecOptions.endMarkers). */
+export function batchEndMarker(nonce: string): string {
+  return `\n${tag(nonce)} end\n`
+}
+
 /** Default seconds between the TERM and the KILL of a timed-out command. */
 export const BATCH_KILL_AFTER_S = 2
 

@@ -1,4 +1,5 @@
 // AgentApi over the shared API client: same credentials, timeouts and error mapping as every other request.
+import {limits} from '../../core/limits/limits.js'
 import type {KubeObject, Pod} from '../../core/model/k8s.js'
 import {BugError} from '../../errors.js'
 import type {AgentApi, AgentEvent} from '../../ports/agent.js'
@@ -39,7 +40,8 @@ export class KubeAgentApi implements AgentApi {
   podLog(namespace: string, pod: string, container: string): Promise<string> {
     return this.client.requestText(
       {verb: 'get', resource: 'pods', group: '', subresource: 'log', namespace, name: pod},
-      {path: `/api/v1/namespaces/${enc(namespace)}/pods/${enc(pod)}/log`, query: {container}},
+      // The agent's document is its log: bounded like the document itself (base64 of gzip: at most 4/3 of it).
+      {path: `/api/v1/namespaces/${enc(namespace)}/pods/${enc(pod)}/log`, query: {container, limitBytes: String(Math.ceil((limits().agentDocumentBytes * 4) / 3) + 64 * 1024)}},
     )
   }
 

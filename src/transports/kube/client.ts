@@ -1,6 +1,7 @@
 // ClusterReader/ClusterWriter over the Kubernetes REST API: one method per resource, each a path, a request
 // description (for errors and RBAC hints) and the kind to stamp on list items. The transport (credentials, TLS,
 // timeouts, paging, error mapping) is KubeTransport in transport.ts.
+import {limits} from '../../core/limits/limits.js'
 import type {ConfigMap, DaemonSet, EndpointSlice, KubeObject, Node, Pod, Service, ServiceCIDR} from '../../core/model/k8s.js'
 import type {
   AccessQuery,
@@ -105,7 +106,8 @@ export class KubeClusterClient extends KubeTransport implements ClusterReader, C
       {verb: 'get', resource: 'pods', group: '', subresource: 'log', namespace, name: pod},
       {
         path: `/api/v1/namespaces/${enc(namespace)}/pods/${enc(pod)}/log`,
-        query: {tailLines: String(options.tailLines), container: options.container},
+        // limitBytes: a log of long lines is bounded by the server too, not only by its line count.
+        query: {tailLines: String(options.tailLines), container: options.container, limitBytes: String(limits().podLogBytes)},
         accept: 'text/plain, */*',
       },
     )

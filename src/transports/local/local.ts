@@ -1,10 +1,10 @@
 // Local transport: runs the plan's commands on this machine (node-doctor running on the node itself,
 // or inside the in-cluster agent). Same contract as SSH: non-zero exits are data.
 import {spawn} from 'node:child_process'
-import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
-import {Capture} from '../capture.js'
+import type {ExecOptions, ExecResult, NodeTransport} from '../../ports/node-transport.js'
+import {Capture, stderrCap} from '../capture.js'
+import {limits} from '../../core/limits/limits.js'
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 
 /**
  * Every command runs in a process group of its own, so that a timeout ends all it started (a batch script's
@@ -41,21 +41,36 @@ export class LocalTransport implements NodeTransport {
     private readonly shell = '/bin/sh',
   ) {}
 
-  exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
+  exec(command: string, options: ExecOptions): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
       const child = spawn(this.shell, ['-c', command], {stdio: ['ignore', 'pipe', 'pipe'], detached: true})
       const pid = child.pid
       if (pid !== undefined) track(pid)
-      const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+      const max = options.maxBytes ?? limits().artifactBytes
       const out = new Capture(max)
-      const err = new Capture(max)
+      const err = new Capture(stderrCap(max))
       let timedOut = false
       const kill = () => (pid === undefined ? child.kill('SIGKILL') : killGroup(pid))
+      let settled = false
+      // End frames on both streams: done, even if a daemon the command started still holds the pipes open.
+      const ended = () => {
+        const m = options.endMarkers
+        if (settled || !m || !out.endsWith(m.stdout) || !err.endsWith(m.stderr)) return
+        settled = true
+        done()
+        kill() // what is left of the group (the daemon holding the pipes) ends with the command, as on a timeout
+        child.stdout.destroy()
+        child.stderr.destroy()
+        child.unref()
+        resolve({exitCode: null, stdout: out.text(), stderr: err.text()})
+      }
       child.stdout.on('data', (b: Buffer) => {
         if (!out.push(b)) kill()
+        else ended()
       })
       child.stderr.on('data', (b: Buffer) => {
-        if (!err.push(b)) kill()
+        err.push(b) // past its cap stderr is dropped, the command goes on
+        ended()
       })
       const timer = options.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), options.timeoutMs) : undefined
       const done = () => {
@@ -64,14 +79,18 @@ export class LocalTransport implements NodeTransport {
       }
       child.on('error', (e) => {
         done()
-        reject(e)
+        if (!settled) reject(e)
       })
       child.on('close', (code) => {
+        if (settled) return
         done()
         const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
-        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
+        if (out.cut) {
+          r.truncated = true
+          r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        }
+        if (err.cut) r.stderr += `\nstderr exceeded ${stderrCap(max)} bytes and was cut`
         resolve(r)
       })
     })

@@ -4,13 +4,14 @@
 // command sees the host's mounts, hostname, IPC, network and processes, as `kubectl node-shell` does.
 import {createHash, randomBytes} from 'node:crypto'
 import {Writable} from 'node:stream'
-import {Capture} from '../capture.js'
+import {Capture, stderrCap} from '../capture.js'
+import {limits} from '../../core/limits/limits.js'
 import {Exec, type KubeConfig} from '@kubernetes/client-node'
 import type {KubeObject, Pod} from '../../core/model/k8s.js'
 import {NodeDoctorError} from '../../errors.js'
 import {ExitCode} from '../../exit-codes.js'
 import {ClusterAccessError, type DebugPodApi} from '../../ports/cluster.js'
-import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
+import type {ExecOptions, ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {registerInterruptCleanup} from './interrupt.js'
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
@@ -36,7 +37,6 @@ export const DEFAULT_POD_NAMESPACE = 'kube-system'
 /** The pod's own bound: `sleep` and activeDeadlineSeconds, so a crashed node-doctor leaves no shell running longer. */
 export const DEFAULT_LIFETIME_SECONDS = 3600
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 const DEFAULT_START_TIMEOUT_MS = 120_000
 const DEFAULT_POLL_MS = 500
 /** After the DELETE: how long to wait for the pod to disappear from the API. */
@@ -279,7 +279,7 @@ export class DebugPodTransport implements NodeTransport {
     return this.starting
   }
 
-  async exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     await this.start()
     if (this.closing) throw this.fail('closed', 'the transport was closed')
     return this.runExec(command, options)
@@ -362,10 +362,10 @@ export class DebugPodTransport implements NodeTransport {
     return this.fail('create-refused', `cannot create it: ${message}`, err.hint, err)
   }
 
-  private runExec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
-    const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+  private runExec(command: string, options: ExecOptions): Promise<ExecResult> {
+    const max = options.maxBytes ?? limits().artifactBytes
     const out = new Capture(max)
-    const err = new Capture(max)
+    const err = new Capture(stderrCap(max))
     return new Promise<ExecResult>((resolve, reject) => {
       let socket: ExecSocket | undefined
       let done = false
@@ -374,8 +374,11 @@ export class DebugPodTransport implements NodeTransport {
       const result = (exitCode: number | null): ExecResult => {
         const r: ExecResult = {exitCode, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
-        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
+        if (out.cut) {
+          r.truncated = true
+          r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        }
+        if (err.cut) r.stderr += `\nstderr exceeded ${stderrCap(max)} bytes and was cut`
         return r
       }
       const finish = (fn: () => void) => {
@@ -397,8 +400,13 @@ export class DebugPodTransport implements NodeTransport {
           hangUp()
         }, options.timeoutMs)
       }
-      const stdout = sink(out, hangUp)
-      const stderr = sink(err, () => undefined)
+      // End frames on both streams: done, even if a daemon the command started still holds them open.
+      const ended = () => {
+        const m = options.endMarkers
+        if (m && out.endsWith(m.stdout) && err.endsWith(m.stderr)) hangUp()
+      }
+      const stdout = sink(out, hangUp, ended)
+      const stderr = sink(err, () => undefined, ended)
       const onStatus = (status: ExecStatus) => {
         const code = exitCodeFromStatus(status)
         if (code !== undefined) return finish(() => resolve(result(code)))
@@ -488,10 +496,11 @@ function killSocket(s: ExecSocket): void {
 }
 
 /** A Writable that feeds a Capture; `onFull` once the capture refuses more. */
-function sink(capture: Capture, onFull: () => void): Writable {
+function sink(capture: Capture, onFull: () => void, onData: () => void = () => undefined): Writable {
   const w = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       if (!capture.push(chunk)) onFull()
+      else onData()
       callback()
     },
   })

@@ -13,6 +13,9 @@ import type {SshTarget} from './ssh-config.js'
 const DEFAULT_CONNECT_TIMEOUT_MS = 15_000
 const DEFAULT_HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa']
 
+import {SECURITY_WARNING} from '../../core/model/security-warning.js'
+export {isSecurityWarning, SECURITY_WARNING} from '../../core/model/security-warning.js'
+
 export const INSECURE_HOST_KEY_FLAG = '--insecure-ignore-host-key'
 const INSECURE_HINT = `${INSECURE_HOST_KEY_FLAG} skips this check, but then anyone who can intercept the connection can impersonate the node: they see every command and its output and, with --sudo, run them as root on a machine you trust.`
 
@@ -61,7 +64,7 @@ export function connectHop(hop: SshTarget, sock: Duplex | undefined, isJump: boo
     if (decideHostKey(found.status, hop.strictHostKeyChecking) === 'accept') {
       if (found.status !== 'match') {
         const why = hop.strictHostKeyChecking === 'accept-new' ? 'StrictHostKeyChecking accept-new' : `StrictHostKeyChecking no / ${INSECURE_HOST_KEY_FLAG}`
-        options.warn(`${label}host key of ${name} (${presented}) is ${found.status === 'unknown' ? 'not in known_hosts' : 'different from known_hosts'}; accepted because of ${why} (known_hosts was not changed)`)
+        options.warn(`${SECURITY_WARNING}${label}host key of ${name} (${presented}) is ${found.status === 'unknown' ? 'not in known_hosts' : 'different from known_hosts'}; accepted because of ${why} (known_hosts was not changed)`)
       }
       return true
     }

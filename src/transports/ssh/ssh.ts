@@ -2,8 +2,9 @@
 // `maxChannels` at a time. Host keys are checked against known_hosts like ssh(1) in batch mode (see hop.ts).
 import type {Duplex} from 'node:stream'
 import type {Client, ClientChannel} from 'ssh2'
-import {Capture} from '../capture.js'
-import type {ExecResult, NodeTransport} from '../../ports/node-transport.js'
+import {Capture, stderrCap} from '../capture.js'
+import {limits} from '../../core/limits/limits.js'
+import type {ExecOptions, ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {TransportError, type TransportFailure} from './errors.js'
 import {HopError, type HopOptions, connectHop, describe, endClient, forwardTo} from './hop.js'
 import {GroupReportReader, killGroupCommand, withGroupReport} from './remote-kill.js'
@@ -11,7 +12,6 @@ import type {SshTarget} from './ssh-config.js'
 
 export {INSECURE_HOST_KEY_FLAG} from './hop.js'
 
-const DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 /** sshd's MaxSessions defaults to 10; stay below it and adapt downwards if a server allows fewer. */
 const DEFAULT_MAX_CHANNELS = 8
 /** Retries of a refused channel open (with 25, 50, 100... ms pauses). */
@@ -43,6 +43,8 @@ export class SshTransport implements NodeTransport {
   private readonly killers = new Set<Promise<void>>()
   private dead: TransportError | undefined
   private closed = false
+  /** Bumped by reconnect(): the old connection's close must not mark the new one dead. */
+  private generation = 0
   private readonly slots: Slots
 
   constructor(
@@ -58,7 +60,7 @@ export class SshTransport implements NodeTransport {
     return this.client().then(() => undefined)
   }
 
-  async exec(command: string, options: {timeoutMs: number; maxBytes?: number}): Promise<ExecResult> {
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     const client = await this.client()
     for (let attempt = 0; ; attempt++) {
       await this.slots.acquire()
@@ -80,6 +82,22 @@ export class SshTransport implements NodeTransport {
         this.slots.release()
       }
     }
+  }
+
+  /**
+   * After the connection was lost: drops it and connects again (once; rejects with a TransportError when the node
+   * cannot be reached). Used by repairs to restore a node after an interrupted step.
+   */
+  async reconnect(): Promise<void> {
+    if (this.closed) throw this.fail('closed', 'the transport was closed')
+    if (this.connecting) await this.connecting.catch(() => undefined)
+    this.generation++
+    await Promise.all(this.clients.splice(0).reverse().map((c) => endClient(c)))
+    this.lease?.release()
+    this.lease = undefined
+    this.dead = undefined
+    this.connecting = undefined
+    await this.connect()
   }
 
   async close(): Promise<void> {
@@ -124,15 +142,17 @@ export class SshTransport implements NodeTransport {
     }
     const final = await connectHop(this.target, sock, false, hopOptions)
     this.clients.push(final)
+    const generation = this.generation
     const onGone = (err?: Error) => {
+      if (generation !== this.generation) return
       this.dead ??= this.fail('disconnected', err ? `connection lost: ${err.message}` : 'the connection was closed by the node', err)
     }
     final.on('error', onGone).on('close', () => onGone())
     return final
   }
 
-  private runChannel(client: Client, command: string, options: {timeoutMs: number; maxBytes?: number}, onOpen: () => void): Promise<ExecResult> {
-    const max = options.maxBytes ?? DEFAULT_MAX_BYTES
+  private runChannel(client: Client, command: string, options: ExecOptions, onOpen: () => void): Promise<ExecResult> {
+    const max = options.maxBytes ?? limits().artifactBytes
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
       let grace: NodeJS.Timeout | undefined
@@ -166,7 +186,7 @@ export class SshTransport implements NodeTransport {
         stream.close()
       }
       const out = new Capture(max)
-      const err = new Capture(max)
+      const err = new Capture(stderrCap(max))
       const group = new GroupReportReader()
       let killed = false
       let exitCode: number | null = null
@@ -176,8 +196,11 @@ export class SshTransport implements NodeTransport {
         if (held.length > 0) err.push(held)
         const r: ExecResult = {exitCode: code, stdout: out.text(), stderr: err.text()}
         if (timedOut) r.timedOut = true
-        if (out.cut) r.stderr += `\noutput exceeded ${max} bytes and was cut`
-        if (err.cut) r.stderr += `\nstderr exceeded ${max} bytes and was cut`
+        if (out.cut) {
+          r.truncated = true
+          r.stderr += `\noutput exceeded ${max} bytes and was cut`
+        }
+        if (err.cut) r.stderr += `\nstderr exceeded ${stderrCap(max)} bytes and was cut`
         return r
       }
       const onOpened = (openErr: Error | undefined, s: ClientChannel) => {
@@ -191,12 +214,21 @@ export class SshTransport implements NodeTransport {
           kill()
           return
         }
+        // End frames on both streams: done, even if a daemon the command started still holds them open.
+        const ended = () => {
+          const m = options.endMarkers
+          if (!m || !out.endsWith(m.stdout) || !err.endsWith(m.stderr)) return
+          finish(() => resolve(result(null)))
+          s.close()
+        }
         s.on('data', (b: Buffer) => {
           if (!out.push(b)) kill()
+          else ended()
         })
         s.stderr.on('data', (b: Buffer) => {
           const own = group.push(b)
           if (own.length > 0) err.push(own)
+          ended()
         })
         s.on('exit', (code: number | null) => {
           gotExit = true

@@ -16,6 +16,8 @@ import {FileAuditSink} from '../../../src/transports/audit/file-audit-sink.js'
 import {KubeClusterClient} from '../../../src/transports/kube/client.js'
 import {loadKubeConfig} from '../../../src/transports/kube/kubeconfig.js'
 import type {SshTransport} from '../../../src/transports/ssh/ssh.js'
+import {TransportError} from '../../../src/transports/ssh/errors.js'
+import type {NodeTransport} from '../../../src/ports/node-transport.js'
 import {type FakeApiServer, startFakeApiServer} from '../../support/fake-apiserver.js'
 import {expectGolden} from '../../support/golden.js'
 import {service} from '../../support/kube-objects.js'
@@ -257,5 +259,71 @@ describe('fix kubelet on a real node', {skip: netnsSkipReason()}, () => {
     })
     assert.equal(readFileSync(node!.configPath, 'utf8'), KUBEADM_CONFIG)
     assert.equal(node!.restarts(), 1)
+  })
+
+  it('a connection lost during systemctl restart kubelet: reconnects once, restores the backup, restarts, writes the audit record and says what the node holds', async () => {
+    const {deps, log, progress} = await setup({config: KUBEADM_CONFIG})
+    const ssh = transport!
+    let dropped = false
+    // The restart runs on the node, then the connection dies before its answer arrives (what a kubelet restart
+    // that takes the node's network with it looks like from here).
+    deps.transport = {
+      node: ssh.node,
+      kind: ssh.kind,
+      close: () => ssh.close(),
+      reconnect: () => ssh.reconnect(),
+      async exec(command: string, options: {timeoutMs: number}) {
+        const r = await ssh.exec(command, options)
+        if (!dropped && command.includes('systemctl restart kubelet')) {
+          dropped = true
+          for (const c of (ssh as unknown as {clients: Array<{end(): void}>}).clients) c.end()
+          throw new TransportError({node: ssh.node, address: 'test', reason: 'disconnected', detail: 'connection lost: read ECONNRESET'})
+        }
+        return r
+      },
+    } as NodeTransport & {reconnect(): Promise<void>}
+    const plan = await planKubeletFix(deps, {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10')]})
+    await assert.rejects(applyKubeletFix(deps, plan, {waitTimeoutMs: 10_000}), (err: unknown) => {
+      assert.ok(err instanceof RepairFailedError, String(err))
+      assert.equal(err.exitCode, 1)
+      assert.match(err.message, /interrupted while restarting the kubelet and waiting for it \(ssh to node node-a \(test\): connection lost: read ECONNRESET\); reconnected; the files were restored from .*config\.yaml\.node-doctor-backup-20250601T12\d{4}Z; the kubelet was restarted on the old configuration; on the node now: .*config\.yaml holds the old configuration/)
+      return true
+    })
+    assert.ok(dropped)
+    assert.equal(readFileSync(node!.configPath, 'utf8'), KUBEADM_CONFIG)
+    assert.equal(node!.restarts(), 3, 'initial start, the interrupted restart, the restart after the restore')
+    const [rec, ...more] = records(log)
+    assert.equal(more.length, 0)
+    assert.equal(rec!.outcome, 'rolled-back')
+    assert.match(rec!.message, /^interrupted while restarting the kubelet .*holds the old configuration/)
+    assert.match(String(rec!.details?.backup), BACKUP)
+    assert.ok(progress.some((p) => /interrupted while restarting the kubelet/.test(p)))
+  })
+
+  it('a connection that cannot be re-made: the audit record still says what was left (the new config, the backup)', async () => {
+    const {deps, log} = await setup({config: KUBEADM_CONFIG})
+    const ssh = transport!
+    let dead = false
+    deps.transport = {
+      node: ssh.node,
+      kind: ssh.kind,
+      close: () => ssh.close(),
+      async exec(command: string, options: {timeoutMs: number}) {
+        if (command.includes('systemctl restart kubelet')) dead = true
+        if (dead) throw new TransportError({node: ssh.node, address: 'test', reason: 'disconnected', detail: 'connection lost'})
+        return ssh.exec(command, options)
+      },
+    }
+    deps.reconnect = () => Promise.reject(new Error('no route to host'))
+    const plan = await planKubeletFix(deps, {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10')]})
+    await assert.rejects(applyKubeletFix(deps, plan, {waitTimeoutMs: 5_000}), (err: unknown) => {
+      assert.ok(err instanceof RepairFailedError, String(err))
+      assert.match(err.message, /could not reconnect \(no route to host\); RESTORE FAILED: .*connection lost/)
+      assert.match(err.hint ?? '', /the backups are .*node-doctor-backup-/)
+      return true
+    })
+    const [rec] = records(log)
+    assert.equal(rec!.outcome, 'failed')
+    assert.match(rec!.message, /could not be read/)
   })
 })

@@ -34,7 +34,7 @@ describe('large outputs over SSH', {skip: sshdSkipReason()}, () => {
       await t.exec('true', {timeoutMs: 10_000})
       const rssBefore = process.memoryUsage().rss
       const started = Date.now()
-      const r = await t.exec("head -c 100000000 /dev/zero | tr '\\0' a; echo end >&2", {timeoutMs: 120_000})
+      const r = await t.exec("head -c 100000000 /dev/zero | tr '\\0' a; echo end >&2", {timeoutMs: 120_000, maxBytes: 128 * MiB})
       const seconds = (Date.now() - started) / 1000
       const peakMiB = process.resourceUsage().maxRSS / 1024
       assert.equal(r.exitCode, 0)

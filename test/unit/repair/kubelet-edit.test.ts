@@ -141,3 +141,12 @@ describe('kubeletRemedy (--from-finding)', () => {
     usage(() => kubeletRemedy('NOPE-1', healthy), /no such check/)
   })
 })
+
+describe('--set IP fields (issue #14, item 12)', () => {
+  it('clusterDNS, address and healthzBindAddress take IP addresses only', () => {
+    assert.deepEqual(parseSetArg('clusterDNS=10.96.0.10,fd00::a').value, ['10.96.0.10', 'fd00::a'])
+    assert.throws(() => parseSetArg('clusterDNS=kube-dns.kube-system'), /--set clusterDNS=kube-dns\.kube-system: "kube-dns\.kube-system" is not an IP address/)
+    assert.throws(() => parseSetArg('clusterDNS=10.96.0.10,$(reboot)'), /is not an IP address/)
+    assert.throws(() => parseSetArg('healthzBindAddress=localhost'), /"localhost" is not an IP address/)
+  })
+})

@@ -1,0 +1,76 @@
+// Renderers linear in output size (issue #14, item 10): the wrap and column layout give the same text as before
+// (the quadratic reference implementations below), and big inputs render in well under a second.
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+import Table from 'cli-table3'
+import fc from 'fast-check'
+import {layoutColumns} from '../../../src/render/layout.js'
+import {wrapLines} from '../../../src/render/table.js'
+import {BORDERLESS} from '../../../src/render/table-style.js'
+
+function referenceWrap(text: string, width: number | undefined): string[] {
+  if (width === undefined || width <= 0) return text.split('\n')
+  const out: string[] = []
+  for (const para of text.split('\n')) {
+    let line = ''
+    for (let word of para.split(/ +/).filter((w) => w !== '')) {
+      while ([...word].length > width) {
+        const room = line === '' ? width : width - [...line].length - 1
+        if (room <= 0) {
+          out.push(line)
+          line = ''
+          continue
+        }
+        const chars = [...word]
+        const head = chars.slice(0, room).join('')
+        out.push(line === '' ? head : `${line} ${head}`)
+        line = ''
+        word = chars.slice(room).join('')
+      }
+      if (line === '') line = word
+      else if ([...line].length + 1 + [...word].length <= width) line += ` ${word}`
+      else {
+        out.push(line)
+        line = word
+      }
+    }
+    out.push(line)
+  }
+  return out
+}
+
+describe('linear renderers', () => {
+  it('wrapLines gives the same lines as the reference (property)', () => {
+    const text = fc.array(fc.oneof(fc.constantFrom(' ', '  ', '\n', 'a', 'ab', 'abcdefghijkl', '✓', '😀', '中文字'), fc.string()), {maxLength: 40}).map((a) => a.join(''))
+    fc.assert(fc.property(text, fc.option(fc.integer({min: 1, max: 30}), {nil: undefined}), (t, w) => assert.deepEqual(wrapLines(t, w), referenceWrap(t, w))))
+  })
+
+  it('layoutColumns gives cli-table3 borderless output (property)', () => {
+    const cell = fc.oneof(fc.constantFrom('', 'a', 'node-a', 'x\ny', '✓ ok', '10.0.0.0/24'), fc.stringMatching(/^[a-z0-9 ./-]{0,12}$/))
+    fc.assert(
+      fc.property(fc.array(fc.array(cell, {minLength: 3, maxLength: 3}), {minLength: 1, maxLength: 8}), (rows) => {
+        const t = new Table({head: ['A', 'BB', 'CCC'], chars: BORDERLESS, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0}})
+        t.push(...rows)
+        assert.deepEqual(
+          layoutColumns(['A', 'BB', 'CCC'], rows).map((l) => l.trimEnd()),
+          t.toString().split('\n').map((l) => l.trimEnd()),
+        )
+      }),
+    )
+  })
+
+  it('a 55 KB rule wraps, and 20k rows lay out, in well under a second each', () => {
+    const rule = Array.from({length: 10_000}, (_, i) => `--opt${i}`).join(' ')
+    let t0 = Date.now()
+    const lines = wrapLines(rule, 80)
+    assert.ok(Date.now() - t0 < 1000, `wrap ${Date.now() - t0} ms`)
+    assert.ok(lines.every((l) => l.length <= 80))
+    const rows = Array.from({length: 20_000}, (_, i) => [`eth${i % 4}`, `10.${i >> 8}.${i & 255}.0/24`, 'unicast', '10.0.0.1'])
+    t0 = Date.now()
+    assert.equal(layoutColumns(['DEV', 'DST', 'TYPE', 'GW'], rows).length, 20_001)
+    assert.ok(Date.now() - t0 < 1000, `layout ${Date.now() - t0} ms`)
+    t0 = Date.now()
+    layoutColumns(['RULE'], [[lines.join('\n')]], {widths: [80]})
+    assert.ok(Date.now() - t0 < 1000)
+  })
+})
