@@ -2,7 +2,7 @@
 import {type Addr, type AddrMatcher, addrIn, isLoopbackAddr} from '../net/addr.js'
 import type {IpFamily} from '../net/ip.js'
 import type {ParsedRule} from '../iptables/rule.js'
-import type {IptablesRule, IptablesTable} from '../iptables/save.js'
+import type {TraceRule, TraceTable} from './rules.js'
 import type {TraceNode, TracePacket, TraceStep, TraceVerdict} from './types.js'
 
 export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING'
@@ -30,7 +30,7 @@ export type Exit =
 export type Eval = {kind: 'no'} | {kind: 'yes'; p: number; assumptions: string[]}
 
 export interface CachedRule {
-  rule: IptablesRule
+  rule: TraceRule
   /** Parsed on first use; null when the rule could not be parsed. */
   parsed?: ParsedRule | null
   /** The rule's `[!] -d` read from its text without parsing, when it is plainly there; lets walks skip most rules. */
@@ -38,7 +38,7 @@ export interface CachedRule {
 }
 
 export interface Ctx {
-  table: IptablesTable
+  table: TraceTable
   tableName: 'nat' | 'filter'
   hook: Hook
   packet: TracePacket

@@ -5,9 +5,10 @@
 import {type Addr, type AddrMatcher, addrIn, formatAddr, isLoopbackAddr, matcherHost, parseAddrMatcher, toAddr} from '../net/addr.js'
 import {type IpFamily, joinHostPort} from '../net/ip.js'
 import {type ParsedRule, optionValue} from '../iptables/rule.js'
-import {type IptablesDump, type IptablesTable, findTable} from '../iptables/save.js'
+import type {IptablesDump} from '../iptables/save.js'
 import {type CachedRule, type Ctx, type Exit, type Hook, type State} from './context.js'
 import {addrMatcher, evaluateRule, parseNumber, parseValueMask} from './matches.js'
+import {type TraceRules, type TraceTable, dumpTraceRules} from './rules.js'
 import {NO_DNAT, type TraceBranch, type TraceNode, type TracePacket, type TraceResult} from './types.js'
 
 const MAX_DEPTH = 64
@@ -246,7 +247,8 @@ function postroutingPhase(ctx: Ctx, st: State): State[] {
  * fork is followed with its probability; `endpoints` sums them by outcome. Never throws for odd rules: what cannot
  * be evaluated is treated as not matching and named in `notes`.
  */
-export function traceIptables(dump: IptablesDump, packet: TracePacket, node: TraceNode): TraceResult {
+export function traceIptables(dump: IptablesDump | TraceRules, packet: TracePacket, node: TraceNode): TraceResult {
+  const rules = 'tables' in dump ? dumpTraceRules(dump) : dump
   const notes = new Set<string>()
   const dst = toAddr(packet.dst)
   if (!dst) throw new RangeError(`trace destination ${packet.dst} is not an IP address`)
@@ -254,7 +256,7 @@ export function traceIptables(dump: IptablesDump, packet: TracePacket, node: Tra
   const local = node.localAddresses
     .map((a) => parseAddrMatcher(a.includes('/') ? (a.split('/')[0] as string) : a))
     .filter((m): m is AddrMatcher => m !== undefined && m.family === family)
-  if (dump.family !== family) notes.add(`the dump is ${dump.family} but the destination is ${family}: no address rule can match`)
+  if (rules.family !== family) notes.add(`the dump is ${rules.family} but the destination is ${family}: no address rule can match`)
   const srcIsLocalPod = packet.srcIsLocalPod ?? packet.from === 'pod'
   let src = packet.src === undefined ? undefined : toAddr(packet.src)
   if (packet.src !== undefined && !src) throw new RangeError(`trace source ${packet.src} is not an IP address`)
@@ -265,9 +267,9 @@ export function traceIptables(dump: IptablesDump, packet: TracePacket, node: Tra
   }
   const cache = new Map<string, CachedRule[]>()
   const addrCache = new Map<string, AddrMatcher | null>()
-  const nat = findTable(dump, 'nat')
-  const filter = findTable(dump, 'filter')
-  const ctxFor = (table: IptablesTable, tableName: 'nat' | 'filter', hook: Hook): Ctx => ({
+  const nat = rules.table('nat')
+  const filter = rules.table('filter')
+  const ctxFor = (table: TraceTable, tableName: 'nat' | 'filter', hook: Hook): Ctx => ({
     table,
     tableName,
     hook,

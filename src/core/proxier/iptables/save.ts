@@ -11,7 +11,7 @@ import {CanonicalRuleCache} from '../../iptables/canonical-cache.js'
 import {type BuiltinJump, builtinJumps, builtinJumpsInChainOrder, ensuredChains} from './builtin.js'
 import {type IptablesRuleset, rulesetTable} from './ruleset.js'
 
-const BUILTIN_CHAINS: Readonly<Record<'filter' | 'nat' | 'mangle', readonly string[]>> = {
+export const BUILTIN_CHAINS: Readonly<Record<'filter' | 'nat' | 'mangle', readonly string[]>> = {
   filter: ['INPUT', 'FORWARD', 'OUTPUT'],
   nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
   mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
