@@ -54,11 +54,14 @@ export function redactSecrets(text: string): string {
     .replace(ENV_JSON, (m, head: string, name: string, value: string) => (envValueKept(name) || value.includes(REDACTED) ? m : `${head}"${REDACTED}"`))
     .replace(ENV_YAML, (m, head: string, name: string, value: string) => (envValueKept(name) || value.includes(REDACTED) || value.trim() === '' ? m : `${head}${quoted(value.trim())}`))
     .replace(SECRET_FIELD, (m, key: string, value: string, offset: number, whole: string) => {
-      if (redactedAt(whole, offset + key.length) || /^["']?$/.test(value)) return m
+      if (redactedAt(whole, offset + key.length) || /^["']?$/.test(value) || /^["']?(?:true|false)["']?$/i.test(value)) return m
       if (/^["']?\{?$/.test(value) || value === '{}' || value === '[]' || value === '|' || value === '>') return m // a nested block, not a value
       return `${key}${quoted(value)}`
     })
-    .replace(SECRET_FLAG, (m, flag: string, sep: string, value: string, offset: number, whole: string) => (redactedAt(whole, offset + flag.length + sep.length) ? m : `${flag}${sep}${quoted(value)}`))
+    .replace(SECRET_FLAG, (m, flag: string, sep: string, value: string, offset: number, whole: string) =>
+      // --authentication-token-webhook=true is a switch, not a credential.
+      redactedAt(whole, offset + flag.length + sep.length) || /^["']?(?:true|false)["']?$/i.test(value) ? m : `${flag}${sep}${quoted(value)}`,
+    )
     .replace(AUTH_HEADER, (m, head: string) => (m.includes(REDACTED) ? m : `${head}${REDACTED}`))
     .replace(BOOTSTRAP_TOKEN, REDACTED)
     .replace(JWT, REDACTED)
