@@ -4,7 +4,7 @@ import {parse as parseYaml} from 'yaml'
 import {formatKubeProxyVersion, parseKubeProxyVersion} from '../../core/proxier/config.js'
 import {loadObjects, ObjectsParseError} from '../../core/proxier/objects.js'
 import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../core/proxier/render-input.js'
-import {InputError, ParseError, UsageError} from '../../errors.js'
+import {InputError, inFile, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 
 const CONFIG_SOURCE = 'kube-system/kube-proxy ConfigMap (config.conf)'
@@ -91,6 +91,6 @@ export function parseInputFile<T>(env: Pick<Environment, 'readInput'>, path: str
     return parse(text)
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(path === '-' ? '<stdin>' : path, err.message, err.line)
-    throw inputFailure(path === '-' ? '<stdin>' : path, err)
+    throw inFile(path === '-' ? '<stdin>' : path, inputFailure(path === '-' ? '<stdin>' : path, err))
   }
 }

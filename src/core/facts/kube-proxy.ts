@@ -9,7 +9,23 @@ import {effectiveKubeProxyConfig, kubeProxyFromManifest, type KubeProxyFlags, pa
 import {findInterface} from '../parse/links.js'
 import {kubeProxyTables} from '../parse/nft.js'
 import {parseProxierLog, parseProxyModeBody, type ProxierLog} from '../parse/proxy-mode.js'
-import type {NodeFacts} from './node-facts.js'
+import type {IptablesDump} from '../parse/iptables-save.js'
+import type {IpvsTable} from '../parse/ipvsadm.js'
+import type {LinkTable} from '../parse/links.js'
+import type {NftRuleset} from '../parse/nft.js'
+import type {Parsed} from './types.js'
+
+/** What the kube-proxy facts read from a node's facts (NodeFacts provides it; declared here so neither imports the other). */
+export interface KubeProxyInputs {
+  readonly cluster: ClusterSnapshot
+  readonly node: NodeSnapshot
+  readonly kubeProxyConfig: KubeProxyConfigFacts
+  text(id: string): string | undefined
+  iptablesSave(): Parsed<IptablesDump> | undefined
+  ipvsadm(): Parsed<IpvsTable> | undefined
+  links(id: 'ip-addr' | 'ip-link'): Parsed<LinkTable> | undefined
+  nftRuleset(): Parsed<NftRuleset> | undefined
+}
 
 /** ConfigMap names distributions use for the kube-proxy configuration (kubeadm, EKS). */
 const CONFIGMAP_NAMES = ['kube-proxy', 'kube-proxy-config']
@@ -132,7 +148,7 @@ export interface KubeProxyConfigFacts {
   fileError?: string
 }
 
-export function kubeProxyConfigFacts(facts: NodeFacts): KubeProxyConfigFacts {
+export function kubeProxyConfigFacts(facts: KubeProxyInputs): KubeProxyConfigFacts {
   const {cluster, node} = facts
   const pod = kubeProxyPodOn(cluster, node.node)
   const ds = kubeProxyDaemonSet(cluster)
@@ -166,7 +182,7 @@ function configured(kp: KubeProxyConfigFacts): Pick<ProxyFacts, 'configured' | '
   return {configured: {mode, source: describeOrigin(eff, cm?.metadata.name), config: eff}}
 }
 
-function dataplane(facts: NodeFacts): Dataplane {
+function dataplane(facts: KubeProxyInputs): Dataplane {
   const d: Dataplane = {}
   const ipt = facts.iptablesSave()
   if (ipt?.ok) {
@@ -188,7 +204,7 @@ function dataplane(facts: NodeFacts): Dataplane {
   return d
 }
 
-export function computeProxyFacts(facts: NodeFacts): ProxyFacts {
+export function computeProxyFacts(facts: KubeProxyInputs): ProxyFacts {
   const {cluster} = facts
   const kp = facts.kubeProxyConfig
   const {pod, version} = kp

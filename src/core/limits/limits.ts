@@ -4,7 +4,7 @@
 // README "Limits" and docs/limits.md); sizes accept a plain byte count or a binary suffix (K, Ki, KiB, M, Mi, MiB,
 // G, Gi, GiB).
 
-import {UsageError} from '../../errors.js'
+import {InputProblem} from '../model/errors.js'
 
 export interface Limits {
   /** Bytes of one artifact (one command's stdout or one file) from a node. */
@@ -88,7 +88,8 @@ export function resetLimits(): void {
   cached = undefined
 }
 
-export class LimitConfigError extends UsageError {}
+/** A NODE_DOCTOR_MAX_* variable that is not a size: a usage error (exit 2) at the command layer. */
+export class LimitConfigError extends InputProblem {}
 
 /** `32 MiB`, `1.5 GiB`, `900 bytes`. */
 export function formatBytes(n: number): string {

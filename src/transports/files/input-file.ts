@@ -1,7 +1,7 @@
 // Reading user-supplied input files for offline commands. Errors name the file and say what was wrong.
 import {readFileSync, statSync} from 'node:fs'
 import {checkedInputText} from '../../core/limits/input.js'
-import {InputError, UsageError} from '../../errors.js'
+import {InputError, inFile, UsageError} from '../../errors.js'
 
 /** Reads a text input file ('-' = stdin). Refuses directories, unreadable files and binary content. */
 export function readInputFile(path: string): string {
@@ -25,5 +25,10 @@ export function readInputFile(path: string): string {
     const line = buf.subarray(0, nul).toString('latin1').split('\n').length
     throw new InputError(path === '-' ? '<stdin>' : path, 'binary data (NUL byte) found: this is not a text dump', line)
   }
-  return checkedInputText(path === '-' ? '<stdin>' : path, buf)
+  const name = path === '-' ? '<stdin>' : path
+  try {
+    return checkedInputText(name, buf)
+  } catch (err) {
+    throw inFile(name, err)
+  }
 }
