@@ -100,7 +100,7 @@ describe('reading a healthy cluster', () => {
     ])
     assert.deepEqual(Object.keys(snap.configz), ['node-b'])
     assert.deepEqual(Object.keys(snap.kubeProxyLogs), ['kube-proxy-bbbbb'])
-    assert.deepEqual(snap.errors, [{node: 'node-x', source: 'get nodes node-x', message: 'nodes "node-x" not found'}])
+    assert.deepEqual(snap.errors, [{node: 'node-x', source: 'get nodes node-x', message: 'nodes "node-x" not found', resource: 'nodes', verb: 'get'}])
   })
 
   it('follows list pages with limit/continue', async () => {
@@ -126,7 +126,7 @@ describe('reading a healthy cluster', () => {
     try {
       const snap = await readClusterSnapshot(clientFor(quiet.kubeconfigPath), {now: NOW, nodeNames: ['node-a']})
       assert.deepEqual(snap.errors, [
-        {node: 'node-a', source: 'get nodes/proxy node-a', message: 'error trying to reach service: dial tcp 192.168.0.11:10250: connect: connection refused'},
+        {node: 'node-a', source: 'get nodes/proxy node-a', message: 'error trying to reach service: dial tcp 192.168.0.11:10250: connect: connection refused', resource: 'nodes/proxy', verb: 'get'},
       ])
     } finally {
       await quiet.close()
@@ -145,7 +145,7 @@ describe('RBAC denials', () => {
     api.setDenyRules([{resource: 'services', verb: 'list'}])
     const snap = await readClusterSnapshot(clientFor(api.kubeconfigPath), {now: NOW})
     assert.deepEqual(snap.errors, [
-      {source: 'list services', message: 'services is forbidden: User "fake-user" cannot list resource "services" in API group "" at the cluster scope'},
+      {source: 'list services', message: 'services is forbidden: User "fake-user" cannot list resource "services" in API group "" at the cluster scope', resource: 'services', verb: 'list'},
     ])
     assert.deepEqual(snap.services, [])
     assert.equal(snap.nodes.length, 2)
@@ -172,11 +172,13 @@ describe('RBAC denials', () => {
     const snap = await readClusterSnapshot(clientFor(api.kubeconfigPath), {now: NOW, nodeNames: ['node-a']})
     assert.deepEqual(snap.nodes.map((x) => x.metadata.name), ['node-a'])
     assert.deepEqual(snap.errors, [
-      {source: 'list nodes', message: 'nodes is forbidden: User "fake-user" cannot list resource "nodes" in API group "" at the cluster scope'},
+      {source: 'list nodes', message: 'nodes is forbidden: User "fake-user" cannot list resource "nodes" in API group "" at the cluster scope', resource: 'nodes', verb: 'list'},
       {
         node: 'node-a',
         source: 'get nodes/proxy node-a',
         message: 'nodes "node-a" is forbidden: User "fake-user" cannot get resource "nodes/proxy" in API group "" at the cluster scope',
+        resource: 'nodes/proxy',
+        verb: 'get',
       },
     ])
   })
