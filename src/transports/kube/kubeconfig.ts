@@ -36,6 +36,8 @@ export interface KubeAccess {
   cluster: string
   /** Kubeconfig user name; absent when the context names none. */
   user?: string
+  /** Where the credential came from when it is not the kubeconfig user's own: `the --token bearer token`. */
+  credentialSource?: string
   /** The kubeconfig files that were read, in precedence order (empty for in-cluster config). */
   files: string[]
 }
@@ -315,6 +317,7 @@ function resolveAccess(merged: MergedConfig, opts: KubeOptions, source: string, 
     files: merged.files,
   }
   if (userName !== undefined) access.user = userName
+  if (nonEmpty(opts.token) !== undefined) access.credentialSource = 'the --token bearer token'
   return access
 }
 
@@ -355,6 +358,7 @@ function inClusterAccess(opts: KubeOptions, env: NodeJS.ProcessEnv, prefix: stri
     requestTimeoutMs,
     cluster: 'inCluster',
     user: 'inClusterUser',
+    credentialSource: token ? 'the --token bearer token' : 'the pod\'s service account token',
     files: [],
   }
 }

@@ -30,6 +30,8 @@ export interface RequestTarget {
   server: string
   context: string
   user?: string
+  /** Where the credential came from, when not the kubeconfig user's entry (KubeAccess.credentialSource). */
+  credentialSource?: string
   request?: ApiRequest
 }
 
@@ -54,10 +56,11 @@ export class KubeTransport {
   private prepared?: {at: number; value: Promise<Prepared>}
   private sharedAgent?: {key: string; agent: https.Agent}
 
-  constructor(access: Pick<KubeAccess, 'kc' | 'server' | 'context' | 'user' | 'requestTimeoutMs'>, options: KubeClientOptions = {}) {
+  constructor(access: Pick<KubeAccess, 'kc' | 'server' | 'context' | 'user' | 'requestTimeoutMs' | 'credentialSource'>, options: KubeClientOptions = {}) {
     this.kc = access.kc
     this.target = {server: access.server, context: access.context}
     if (access.user !== undefined) this.target.user = access.user
+    if (access.credentialSource !== undefined) this.target.credentialSource = access.credentialSource
     this.requestTimeoutMs = access.requestTimeoutMs
     this.pageSize = options.pageSize ?? 500
     this.userAgent = options.userAgent ?? 'kubectl-node_doctor'
@@ -308,7 +311,12 @@ export function clusterErrorFor(f: RequestFailure, t: RequestTarget): ClusterAcc
     case 'response': {
       const status = parseStatus(f.statusCode, f.body, t.request)
       if (f.statusCode === 401) {
-        const who = t.user === undefined ? `${ctx}, which has no user credentials` : `user "${t.user}" (${ctx})`
+        const who =
+          t.credentialSource !== undefined
+            ? `${t.credentialSource} (${t.user === undefined ? ctx : `user "${t.user}", ${ctx}`})`
+            : t.user === undefined
+              ? `${ctx}, which has no user credentials`
+              : `user "${t.user}" (${ctx})`
         return new ClusterAccessError('unauthorized', `the API server at ${t.server} rejected the credentials of ${who}: ${status.message}`, {
           ...base,
           status,
@@ -318,7 +326,7 @@ export function clusterErrorFor(f: RequestFailure, t: RequestTarget): ClusterAcc
       const r = t.request
       const hint =
         f.statusCode === 403 && r && r.resource !== ''
-          ? `node-doctor needs permission to ${describeRequest(r)}; ask a cluster admin (check: kubectl auth can-i ${r.verb} ${r.resource}${r.group ? `.${r.group}` : ''}${r.subresource ? `/${r.subresource}` : ''}${r.namespace ? ` -n ${r.namespace}` : ' --all-namespaces'}).`
+          ? `node-doctor needs permission to ${describeRequest(r)}; ask a cluster admin (check: kubectl auth can-i ${r.verb} ${r.resource}${r.group ? `.${r.group}` : ''}${r.subresource ? `/${r.subresource}` : ''}${scopeFlag(r)}).`
           : undefined
       return new ClusterAccessError('status', status.message, {...base, status, ...(hint ? {hint} : {})})
     }
@@ -358,4 +366,12 @@ export function parseJSON(text: string, server: string): unknown {
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}
+
+/** Resources that belong to no namespace: `kubectl auth can-i` takes neither -n nor --all-namespaces for them. */
+const CLUSTER_SCOPED = new Set(['nodes', 'namespaces', 'persistentvolumes', 'clusterroles', 'clusterrolebindings', 'customresourcedefinitions', 'storageclasses', 'priorityclasses', 'runtimeclasses', 'csidrivers', 'csinodes', 'servicecidrs', 'ipaddresses', 'selfsubjectaccessreviews', 'certificatesigningrequests', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'apiservices', 'ippools', 'ipamblocks', 'blockaffinities'])
+
+function scopeFlag(r: ApiRequest): string {
+  if (r.namespace) return ` -n ${r.namespace}`
+  return CLUSTER_SCOPED.has(r.resource) ? '' : ' --all-namespaces'
 }

@@ -63,6 +63,9 @@ describe('clusterErrorFor', () => {
     assert.equal(e.message, `the API server at ${SERVER} rejected the credentials of user "admin" (context "prod"): Unauthorized`)
     const anon = clusterErrorFor({type: 'response', statusCode: 401, body}, target(listServices, true))
     assert.equal(anon.message, `the API server at ${SERVER} rejected the credentials of context "prod", which has no user credentials: Unauthorized`)
+    // --token replaces the kubeconfig user's credentials: the message names the token, not "no user credentials".
+    const tok = clusterErrorFor({type: 'response', statusCode: 401, body}, {...target(listServices, true), credentialSource: 'the --token bearer token'})
+    assert.equal(tok.message, `the API server at ${SERVER} rejected the credentials of the --token bearer token (context "prod"): Unauthorized`)
   })
 
   it('403 keeps the server message and carries the request; without a Status it is synthesised', () => {
@@ -76,6 +79,8 @@ describe('clusterErrorFor', () => {
     assert.equal(e.hint, 'node-doctor needs permission to list services; ask a cluster admin (check: kubectl auth can-i list services --all-namespaces).')
     const bare = clusterErrorFor({type: 'response', statusCode: 403, body: 'Forbidden'}, target({verb: 'get', resource: 'nodes', group: '', subresource: 'proxy', name: 'node-a'}))
     assert.equal(bare.message, 'forbidden: cannot get resource "nodes/proxy" in API group "" at the cluster scope')
+    // Nodes belong to no namespace: the check command takes no --all-namespaces.
+    assert.equal(bare.hint, 'node-doctor needs permission to get nodes/proxy node-a; ask a cluster admin (check: kubectl auth can-i get nodes/proxy).')
     const ns = clusterErrorFor({type: 'response', statusCode: 403, body: ''}, target({verb: 'list', resource: 'pods', group: '', namespace: 'kube-system'}))
     assert.equal(ns.message, 'forbidden: cannot list resource "pods" in API group "" in the namespace "kube-system"')
   })

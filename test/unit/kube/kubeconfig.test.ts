@@ -215,6 +215,8 @@ describe('context selection and overrides', () => {
     const a = loadKubeConfig({context: 'staging', token: 'flag-token'}, {KUBECONFIG: multi}, NO_HOME)
     assert.equal(a.kc.getCurrentUser()?.token, 'flag-token')
     assert.equal(a.kc.getCurrentUser()?.exec, undefined)
+    assert.equal(a.credentialSource, 'the --token bearer token', 'a 401 then names the token, not the kubeconfig user')
+    assert.equal(loadKubeConfig({context: 'staging'}, {KUBECONFIG: multi}, NO_HOME).credentialSource, undefined)
   })
 
   it('--server and --token work without any kubeconfig file, as with kubectl', () => {
