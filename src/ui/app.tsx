@@ -1,7 +1,8 @@
 // The dashboard application: runs checks from a FleetSource (nodes fill in as they finish), keeps the navigation
 // state, and shows the fleet table, a node, or a Service port. Keys: ↑↓/j k move, Enter opens, Esc/Backspace back,
 // `/` filters, `r` re-checks, `q` quits.
-import {Box, Text, useApp, useInput, useStdout} from 'ink'
+import {Box, useApp, useInput, useStdout} from 'ink'
+import {Text} from './text.js'
 import {useCallback, useEffect, useMemo, useReducer, useRef, useState} from 'react'
 import type {Area} from '../core/model/report.js'
 import {artifactText} from '../core/model/snapshot.js'

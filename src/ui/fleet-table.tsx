@@ -1,5 +1,6 @@
 // The fleet table: one row per node, a coloured status per column, the selected row marked. Presentational.
-import {Box, Text} from 'ink'
+import {Box} from 'ink'
+import {Text} from './text.js'
 import {COLUMNS, type FleetRow} from './model.js'
 import {CELL_STYLE, colorOf, NODE_STYLE, type Tone} from './theme.js'
 

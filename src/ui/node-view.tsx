@@ -1,6 +1,7 @@
 // One node: its verdict, what could not be collected, its findings and Service ports (one cursor over both), and
 // below them the selected finding's evidence and remedy. Presentational.
-import {Box, Text} from 'ink'
+import {Box} from 'ink'
+import {Text} from './text.js'
 import type {Severity} from '../core/model/report.js'
 import {wrapLines} from '../render/table.js'
 import {windowStart} from './fleet-table.js'

@@ -1,7 +1,8 @@
 // One Service port on one node: the rule diff, then the packet trace (the `trace` command's table). A pane of lines
 // that scrolls; the lines are built once per Service, the component shows a window of them.
 import {Chalk} from 'chalk'
-import {Box, Text} from 'ink'
+import {Box} from 'ink'
+import {Text} from './text.js'
 import {wrapLines} from '../render/table.js'
 import {renderTrace, traceConclusion} from '../render/trace.js'
 import type {ServiceDetail} from '../app/dashboard/service-detail.js'
