@@ -160,6 +160,12 @@ describe('fix conntrack on a real node', {skip: netnsSkipReason()}, () => {
     dnatTo('10.244.2.7') // kube-proxy never updated the rule
     // A client that keeps retrying from the same port, as resolvers do.
     background.push(spawn('ip', ['netns', 'exec', netns.name, process.execPath, '-e', "const s = require('node:dgram').createSocket('udp4'); s.bind(41001, '10.244.0.1', () => setInterval(() => s.send('q', 53, '10.96.0.10'), 50))"], {stdio: 'ignore'}))
+    // The client is a node process started in the namespace: on a loaded machine it can take seconds to send its
+    // first query. Wait until its flow is in the table, so the repair's re-check is certain to see it come back.
+    for (const started = Date.now(); !table().some((e) => key(e).includes('from :41001')); ) {
+      if (Date.now() - started > 30_000) assert.fail('the retrying client never sent a query')
+      await new Promise((r) => setTimeout(r, 50))
+    }
     const {deps: d, log} = deps()
     const plan = await planConntrackFix(d, REQ)
     await assert.rejects(applyConntrackFix(d, plan, REQ), (err: unknown) => {
