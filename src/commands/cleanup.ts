@@ -4,12 +4,11 @@ import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags, kubeFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
 import {ClusterAccessError} from '../ports/cluster.js'
-import {MANAGED_BY_LABEL, MANAGED_BY_VALUE} from '../core/agent/manifests.js'
 import type {LeftoverPod} from '../transports/connect.js'
 
 // NOTE: the values of transports/pod/debug-pod.ts's DEBUG_POD_SELECTOR and DEFAULT_POD_NAMESPACE, restated here because
-// that module loads @kubernetes/client-node and the help must not; test/unit/commands/lazy-imports.test.ts checks they agree.
-const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`
+// that module loads @kubernetes/client-node and the help must not; test/e2e/lazy-imports.test.ts checks they agree.
+const DEBUG_POD_SELECTOR = 'app.kubernetes.io/managed-by=node-doctor'
 const DEFAULT_POD_NAMESPACE = 'kube-system'
 
 export default class Cleanup extends BaseCommand {
