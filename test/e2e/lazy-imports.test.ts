@@ -75,11 +75,14 @@ describe('command files load lazily', {concurrency: 2}, () => {
 
   it('finds the built commands', () => assert.ok(files.length >= 20, `only ${files.length} files under dist/commands: run npm run build`))
 
+  const loads = new Map<string, ReturnType<typeof loadedBy>>()
+  const loaded = (file: string) => loads.get(file) ?? loads.set(file, loadedBy(file, scratch)).get(file)!
+
   for (const file of files) {
     const name = relative(DIST, file).replaceAll('\\', '/')
     const pending = PENDING.has(name)
     it(`${name} loads no SSH, Kubernetes client, ink/react, tar, transports or UI`, pending ? {todo: 'being made lazy in its own rewrite'} : {}, async () => {
-      const {packages, ours} = await loadedBy(file, scratch)
+      const {packages, ours} = await loaded(file)
       assert.ok(packages.has('@oclif/core'), 'the recorder saw the imports')
       const heavy = [
         ...HEAVY_PACKAGES.filter((p) => packages.has(p)),
@@ -89,6 +92,19 @@ describe('command files load lazily', {concurrency: 2}, () => {
       assert.deepEqual(heavy, [], `${name} loads at module load: ${heavy.join(', ')}`)
     })
   }
+
+  // NOTE: todo until src/cli/base-command.ts stops importing core/checks/registry.js at load (for the catalog it hands
+  // renderReport): the registry imports every check, and the iptables checks the proxier, so every command loads it.
+  it('no command but checks and explain loads the check implementations or the proxier at module load', {todo: 'cli/base-command.ts imports the check registry'}, async () => {
+    const offenders: string[] = []
+    for (const file of files) {
+      const name = relative(DIST, file).replaceAll('\\', '/')
+      if (name === 'commands/checks.js' || name === 'commands/explain.js') continue
+      const {ours} = await loaded(file)
+      if ([...ours].some((f) => f.startsWith('core/proxier/'))) offenders.push(name)
+    }
+    assert.deepEqual(offenders, [])
+  })
 
   it('cleanup states the debug pods\' selector and namespace as the pod transport defines them', async () => {
     const pod = (await import(pathToFileURL(join(DIST, 'transports', 'pod', 'debug-pod.js')).href)) as {DEBUG_POD_SELECTOR: string; DEFAULT_POD_NAMESPACE: string}
