@@ -4,9 +4,8 @@
 import {type IptablesDump, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {formatKubeProxyVersion} from '../core/proxier/config.js'
 import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
-import {serializeSave} from '../core/proxier/iptables/save.js'
 import type {RenderInput} from '../core/proxier/render-input.js'
-import {compareTraces, parseTraceDestination, traceIptables} from '../core/trace/iptables-trace.js'
+import {compareTraces, expectedTraceRules, parseTraceDestination, traceIptables, type TraceRules} from '../core/trace/iptables-trace.js'
 import {type TraceSetup, traceSetup} from '../core/trace/setup.js'
 import {inFile, UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
@@ -23,16 +22,13 @@ export interface TraceFlagValues extends ProxierFlagValues, Partial<LiveFlags> {
   from: string
 }
 
-/**
- * kube-proxy's expected rules for `render` in the form the tracer walks: generated, serialised as iptables-save
- * would print them and parsed back (a later step makes the tracer read the ruleset directly).
- */
-export function expectedDump(render: RenderInput): IptablesDump {
-  return parseIptablesSave(serializeSave(generateIptablesRestore(render.input).ruleset))
+/** kube-proxy's expected rules for `render` in the form the tracer walks: the generated ruleset's model, read directly. */
+export function expectedRules(render: RenderInput): TraceRules {
+  return expectedTraceRules(generateIptablesRestore(render.input).ruleset)
 }
 
 /** The packet of `setup` through the node's rules (`actual`, named `source`) and the expected ones, compared. */
-export function traceThrough(render: RenderInput, actualDump: IptablesDump, expected: IptablesDump, setup: TraceSetup, source: string): TraceView {
+export function traceThrough(render: RenderInput, actualDump: IptablesDump, expected: TraceRules, setup: TraceSetup, source: string): TraceView {
   const actual = traceIptables(actualDump, setup.packet, setup.node)
   const want = traceIptables(expected, setup.packet, setup.node)
   return {
@@ -92,5 +88,5 @@ export async function tracePacket(nodeArg: string | undefined, flags: TraceFlagV
 
   const setup = traceSetup(render, flags.from, target, family)
   if ('error' in setup) throw new UsageError(setup.error, 'Use --from IP, --from pod, --from host or --from external.')
-  return traceThrough(render, dump, expectedDump(render), setup, source)
+  return traceThrough(render, dump, expectedRules(render), setup, source)
 }

@@ -1,8 +1,6 @@
 import {Args} from '@oclif/core'
-import {checkLive} from '../app/live/check.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
-import {environment} from '../transports/connect.js'
 
 export default class Check extends BaseCommand {
   static override summary = 'Collect node state live and run every applicable check.'
@@ -25,6 +23,7 @@ export default class Check extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Check)
+    const [{checkLive}, {environment}] = await Promise.all([import('../app/live/check.js'), import('../transports/connect.js')])
     const report = await checkLive(argv as string[], flags, environment(flags), {
       areas: parseAreas(flags.only),
       tool: {name: 'node-doctor', version: this.config.version},

@@ -1,10 +1,15 @@
 import {Flags} from '@oclif/core'
-import {cleanupAgentRuns, type LeftoverAgentRun} from '../app/agent-cleanup.js'
+import type {LeftoverAgentRun} from '../app/agent-cleanup.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags, kubeFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
 import {ClusterAccessError} from '../ports/cluster.js'
-import {cleanupDebugPods, DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE, environment, type LeftoverPod} from '../transports/connect.js'
+import type {LeftoverPod} from '../transports/connect.js'
+
+// NOTE: the values of transports/pod/debug-pod.ts's DEBUG_POD_SELECTOR and DEFAULT_POD_NAMESPACE, restated here because
+// that module loads @kubernetes/client-node and the help must not; test/e2e/lazy-imports.test.ts checks they agree.
+const DEBUG_POD_SELECTOR = 'app.kubernetes.io/managed-by=node-doctor'
+const DEFAULT_POD_NAMESPACE = 'kube-system'
 
 export default class Cleanup extends BaseCommand {
   static override summary = 'Delete debug pods that --via pod runs, and agent namespaces that --in-cluster runs, left behind.'
@@ -32,6 +37,7 @@ export default class Cleanup extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Cleanup)
+    const [{cleanupAgentRuns}, {cleanupDebugPods, environment}] = await Promise.all([import('../app/agent-cleanup.js'), import('../transports/connect.js')])
     const env = environment(flags)
     const cluster = env.cluster()
     const client = cluster.api

@@ -1,8 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {collectBundle} from '../app/live/collect-bundle.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, kubeFlags, parseAreas, selectionFlags, transportFlags} from '../cli/flags.js'
-import {environment} from '../transports/connect.js'
 
 export default class Collect extends BaseCommand {
   static override summary = 'Save the cluster snapshot and each node snapshot as a bundle, for `analyze` or a bug report.'
@@ -24,6 +22,7 @@ export default class Collect extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Collect)
+    const [{collectBundle}, {environment}] = await Promise.all([import('../app/live/collect-bundle.js'), import('../transports/connect.js')])
     process.exitCode = await collectBundle(argv as string[], flags, environment(flags), {areas: parseAreas(flags.only), version: this.config.version})
   }
 }

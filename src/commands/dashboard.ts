@@ -2,8 +2,6 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, parseDuration, selectionFlags, transportFlags} from '../cli/flags.js'
 import {UsageError} from '../errors.js'
-import {bundleSource, inClusterSource, liveSource} from '../app/dashboard/sources.js'
-import {environment} from '../transports/connect.js'
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Interactive fleet dashboard: every node at a glance, drill into its findings, rule diffs and packet traces.'
@@ -51,6 +49,7 @@ export default class Dashboard extends BaseCommand {
     const areas = parseAreas(flags.only)
     const refreshMs = flags.refresh === undefined ? 0 : parseDuration(flags.refresh, 'refresh')
     if (bundle !== undefined && flags['in-cluster']) throw new UsageError('--bundle and --in-cluster do not go together', 'A bundle is read offline; --in-cluster collects live.')
+    const [{bundleSource, inClusterSource, liveSource}, {environment}] = await Promise.all([import('../app/dashboard/sources.js'), import('../transports/connect.js')])
     const env = environment(flags)
     const source =
       bundle !== undefined

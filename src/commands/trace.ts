@@ -1,10 +1,8 @@
 import {Args, Flags} from '@oclif/core'
-import {tracePacket} from '../app/trace.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags, liveShowFlags, proxierFlags} from '../cli/flags.js'
 import {ExitCode} from '../exit-codes.js'
-import {renderTrace, type TraceFormat} from '../render/trace.js'
-import {environment} from '../transports/connect.js'
+import type {TraceFormat} from '../render/trace.js'
 
 export default class Trace extends BaseCommand {
   static override summary = "Follow a packet through a node's iptables rules and through the rules kube-proxy should have programmed."
@@ -38,6 +36,7 @@ export default class Trace extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Trace)
+    const [{tracePacket}, {renderTrace}, {environment}] = await Promise.all([import('../app/trace.js'), import('../render/trace.js'), import('../transports/connect.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
     const view = await tracePacket(args.node, flags, environment(flags), io)
     const format = flags.output as TraceFormat

@@ -8,10 +8,10 @@ import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
 import type {IptablesDump} from '../../core/parse/iptables-save.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
 import {buildServicePorts} from '../../core/proxier/service-ports.js'
-import type {TracePacket} from '../../core/trace/iptables-trace.js'
+import type {TracePacket, TraceRules} from '../../core/trace/iptables-trace.js'
 import {traceSetup} from '../../core/trace/setup.js'
 import type {TraceView} from '../../render/trace.js'
-import {expectedDump, traceThrough} from '../trace.js'
+import {expectedRules, traceThrough} from '../trace.js'
 
 /** A Service port of the node's expected rules, for the node view's Service list. */
 export interface ServiceRef {
@@ -39,8 +39,8 @@ export interface ServiceDetail {
 interface Proxier {
   render: RenderInput
   dump: IptablesDump
-  /** kube-proxy's expected rules, parsed back from save form (what the tracer walks). */
-  expected: IptablesDump
+  /** kube-proxy's expected rules, read from the generated ruleset's model (what the tracer walks). */
+  expected: TraceRules
 }
 
 const memo = new WeakMap<ClusterSnapshot, WeakMap<NodeSnapshot, Proxier | Unavailable>>()
@@ -53,7 +53,7 @@ function proxierFor(cluster: ClusterSnapshot, node: NodeSnapshot): Proxier | Una
   if (!p) {
     const input = liveProxierInput(cluster, node)
     p = input.ok
-      ? {render: input.render, dump: input.dump, expected: expectedDump(input.render)}
+      ? {render: input.render, dump: input.dump, expected: expectedRules(input.render)}
       : {reason: input.reason}
     perNode.set(node, p)
   }

@@ -1,10 +1,8 @@
 import {writeFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
-import {agentDocument} from '../../app/agent-collect.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseAreas, parseDuration} from '../../cli/flags.js'
 import {UsageError} from '../../errors.js'
-import {localTransport} from '../../transports/connect.js'
 
 export default class AgentCollect extends BaseCommand {
   static override hidden = true
@@ -30,6 +28,7 @@ export default class AgentCollect extends BaseCommand {
     const node = flags.node ?? process.env.NODE_NAME
     if (!node) throw new UsageError('no node name', 'Pass --node NAME or set NODE_NAME.')
     const areas = parseAreas(flags.only)
+    const [{agentDocument}, {localTransport}] = await Promise.all([import('../../app/agent-collect.js'), import('../../transports/connect.js')])
     const {document, collectedAt} = await agentDocument(localTransport(node), {
       ...(areas ? {areas} : {}),
       timeoutMs: parseDuration(flags.timeout, 'timeout'),

@@ -1,5 +1,4 @@
 import {Flags} from '@oclif/core'
-import {agentManifestsText} from '../../app/agent-collect.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseAreas, parseDuration} from '../../cli/flags.js'
 
@@ -22,6 +21,7 @@ export default class AgentManifests extends BaseCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(AgentManifests)
     const areas = parseAreas(flags.only)
+    const {agentManifestsText} = await import('../../app/agent-collect.js')
     process.stdout.write(
       agentManifestsText({runId: flags['run-id'], image: flags.image, version: this.config.version, areas, nodeNames: flags.node, commandTimeoutMs: parseDuration(flags.timeout, 'timeout')}),
     )

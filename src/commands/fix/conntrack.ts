@@ -1,10 +1,8 @@
 import {Args, Flags} from '@oclif/core'
-import {fixConntrack} from '../../app/fix/node-repairs.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, transportFlags} from '../../cli/flags.js'
 import {UsageError} from '../../errors.js'
-import {environment} from '../../transports/connect.js'
 
 export default class FixConntrack extends BaseCommand {
   static override summary = "Delete a Service's stale UDP conntrack entries on a node (only those; never a flush)."
@@ -36,6 +34,7 @@ export default class FixConntrack extends BaseCommand {
     const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(flags.service)
     if (!m) throw new UsageError(`--service ${flags.service}: expected NAMESPACE/NAME`, 'For example --service kube-system/kube-dns.')
     const req = {node: args.node, namespace: m[1]!, name: m[3]!}
+    const [{fixConntrack}, {environment}] = await Promise.all([import('../../app/fix/node-repairs.js'), import('../../transports/connect.js')])
     const outcome = await fixConntrack(req, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
     this.emitNodeRepair(args.node, outcome, flags)
   }

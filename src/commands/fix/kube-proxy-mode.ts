@@ -1,10 +1,8 @@
 import {Flags} from '@oclif/core'
-import {proxyModeFix} from '../../app/fix/mode-change.js'
 import {PROXY_MODES} from '../../app/repair/mode-plan.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmer, confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, podRestartFlags, reportFlags, transportFlags} from '../../cli/flags.js'
-import {environment} from '../../transports/connect.js'
 
 export default class FixKubeProxyMode extends BaseCommand {
   static override summary = "Switch kube-proxy's mode (nftables, iptables, ipvs) for the whole cluster, one verified node at a time."
@@ -43,6 +41,7 @@ export default class FixKubeProxyMode extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(FixKubeProxyMode)
+    const [{proxyModeFix}, {environment}] = await Promise.all([import('../../app/fix/mode-change.js'), import('../../transports/connect.js')])
     const outcome = await proxyModeFix(flags, environment(flags), {
       commandLine: this.commandLine(),
       version: this.config.version,

@@ -1,12 +1,9 @@
 import {Args, Flags} from '@oclif/core'
-import {parseSetArg} from '../../app/repair/kubelet-edit.js'
 import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedies.js'
-import {fixKubelet} from '../../app/fix/node-repairs.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'
 import {UsageError} from '../../errors.js'
-import {environment} from '../../transports/connect.js'
 
 export default class FixKubelet extends BaseCommand {
   static override summary = "Change a kubelet setting on a node: validate, diff, back up, write atomically, restart, verify, roll back on failure."
@@ -44,8 +41,10 @@ export default class FixKubelet extends BaseCommand {
     if ((sets.length > 0) === (flags['from-finding'] !== undefined)) {
       throw new UsageError('give either --set FIELD=VALUE (repeatable) or --from-finding ID', 'For example --set clusterDNS=10.96.0.10, or --from-finding KUBELET-016.')
     }
+    const {parseSetArg} = await import('../../app/repair/kubelet-edit.js')
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
+    const [{fixKubelet}, {environment}] = await Promise.all([import('../../app/fix/node-repairs.js'), import('../../transports/connect.js')])
     const outcome = await fixKubelet({node: args.node, set: edits, fromFinding: flags['from-finding'], waitTimeoutMs}, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
     this.emitNodeRepair(args.node, outcome, flags)
   }

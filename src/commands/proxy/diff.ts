@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {type ProxyMode, diffProxy} from '../../app/proxy/service.js'
+import type {ProxyMode} from '../../app/proxy/service.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags, ipvsDiffFlags, liveShowFlags, proxierFlags, reportFlags} from '../../cli/flags.js'
-import {environment} from '../../transports/connect.js'
 
 export default class ProxyDiff extends BaseCommand {
   static override summary = "Diff the rules kube-proxy should have programmed on a node against the node's iptables-save."
@@ -36,6 +35,7 @@ export default class ProxyDiff extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyDiff)
+    const [{diffProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
     const report = await diffProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io, {toolVersion: this.config.version, command: this.commandLine()})
     this.emitReport(report, flags)

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {type ProxyMode, renderProxy} from '../../app/proxy/service.js'
+import type {ProxyMode} from '../../app/proxy/service.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {commonFlags, liveShowFlags, proxierFlags} from '../../cli/flags.js'
-import {environment} from '../../transports/connect.js'
 
 export default class ProxyRender extends BaseCommand {
   static override summary = 'Print the iptables rules kube-proxy would program on a node, computed offline from API objects.'
@@ -29,6 +28,7 @@ export default class ProxyRender extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyRender)
+    const [{renderProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
     process.stdout.write(await renderProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io))
   }
