@@ -3,6 +3,10 @@
 import type {CheckSpec} from '../core/checks/types.js'
 import type {Report, Subject} from '../core/model/report.js'
 
+/** The formats of the `show` views (iptables, ipvs, nft, routes, kubelet, kube-proxy). */
+export const SHOW_FORMATS = ['table', 'json', 'yaml'] as const
+export type ShowFormat = (typeof SHOW_FORMATS)[number]
+
 export interface RenderOptions {
   /** Use ANSI colour (only on a TTY, never with NO_COLOR or --no-color; the command decides). Only table/wide colour. */
   color: boolean
