@@ -110,35 +110,35 @@ export abstract class BaseCommand extends Command {
 }
 
 /** The flags every `show` view has around its own: the input, -o, then the global and live-reading flags. */
-type ShowFlags<F extends FlagInput> = {'from-file': FlagInput[string]} & F & {output: FlagInput[string]} & typeof commonFlags & typeof liveShowFlags
+type ShowFlags<I extends FlagInput[string], F extends FlagInput> = {'from-file': I} & F & {output: FlagInput[string]} & typeof commonFlags & typeof liveShowFlags
 
 /** One `show` view (iptables, ipvs, nft, routes, kubelet, kube-proxy): its help, its own flags, and how it reads and renders. */
-export interface ShowView<F extends FlagInput> {
+export interface ShowView<I extends FlagInput[string], F extends FlagInput> {
   summary: string
   description: string
   examples: string[]
   /** Help of the NODE argument; by default that of the views of one node artifact. */
   node?: string
   /** The --from-file flag (one file or repeatable). */
-  fromFile: FlagInput[string]
+  fromFile: I
   /** Flags of this view, shown between --from-file and -o. */
   flags: F
   /**
    * Reads the input (--from-file, or live for the NODE) and renders it in `format`; the pieces are written as they
    * come. Imports its service, transports and renderer inside, so `--help` loads none of them.
    */
-  show(input: {node: string | undefined; flags: InferredFlags<ShowFlags<F>>; format: ShowFormat; color: boolean; note: (message: string) => void}): Promise<Iterable<string>>
+  show(input: {node: string | undefined; flags: InferredFlags<ShowFlags<I, F>>; format: ShowFormat; color: boolean; note: (message: string) => void}): Promise<Iterable<string>>
 }
 
 /** The command of a `show` view: NODE or --from-file in, -o table|json|yaml out, streamed to stdout. */
-export function showCommand<F extends FlagInput>(view: ShowView<F>): typeof BaseCommand {
+export function showCommand<I extends FlagInput[string], F extends FlagInput>(view: ShowView<I, F>): typeof BaseCommand {
   const flags = {
     'from-file': view.fromFile,
     ...view.flags,
     output: Flags.string({char: 'o', summary: 'Output format.', options: [...SHOW_FORMATS], default: 'table'}),
     ...commonFlags,
     ...liveShowFlags,
-  } as ShowFlags<F>
+  } as ShowFlags<I, F>
   return class Show extends BaseCommand {
     static override summary = view.summary
     static override description = view.description
@@ -147,9 +147,10 @@ export function showCommand<F extends FlagInput>(view: ShowView<F>): typeof Base
     static override flags = flags
 
     async run(): Promise<void> {
-      const {args, flags: parsed} = await this.parse<InferredFlags<ShowFlags<F>>, Record<string, unknown>, {node: string | undefined}>(Show as never)
-      const format = parsed.output as ShowFormat
-      const color = format === 'table' && this.useColor(parsed['no-color'] as boolean | undefined)
+      const {args, flags: parsed} = (await this.parse(Show)) as unknown as {args: {node: string | undefined}; flags: InferredFlags<ShowFlags<I, F>>}
+      const common = parsed as {output: string; 'no-color'?: boolean}
+      const format = common.output as ShowFormat
+      const color = format === 'table' && this.useColor(common['no-color'])
       await this.writeOut(await view.show({node: args.node, flags: parsed, format, color, note: (m) => this.note(m)}))
     }
   }

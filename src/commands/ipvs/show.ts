@@ -15,7 +15,7 @@ export default showCommand({
   flags: {},
   async show({node, flags, format, color}) {
     const [{showIpvs}, {environment}, {renderIpvsShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/ipvs-show.js')])
-    const {value: table, source} = await showIpvs(node, flags['from-file'] as string | undefined, flags, environment(flags))
+    const {value: table, source} = await showIpvs(node, flags['from-file'], flags, environment(flags))
     return [renderIpvsShow(table, format, {color, source, ...(node ? {node} : {})})]
   },
 })

@@ -25,7 +25,7 @@ export default showCommand({
   },
   async show({node, flags, format, color, note}) {
     const [{kubeProxyShow}, {environment}, {renderKubeProxyShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/connect.js'), import('../../render/kube-proxy-show.js')])
-    const result = await kubeProxyShow({node, files: (flags['from-file'] as string[] | undefined) ?? [], version: flags['kube-proxy-version'], note}, flags, environment(flags))
+    const result = await kubeProxyShow({node, files: flags['from-file'] ?? [], version: flags['kube-proxy-version'], note}, flags, environment(flags))
     return [renderKubeProxyShow(result, format, {color, all: flags.all})]
   },
 })

@@ -26,7 +26,7 @@ export default showCommand({
   },
   async show({node, flags, format, color, note}) {
     const [{kubeletShow}, {environment}, {renderKubeletShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/connect.js'), import('../../render/kubelet-show.js')])
-    const result = await kubeletShow({node, files: (flags['from-file'] as string[] | undefined) ?? [], version: flags['kubelet-version'], note}, flags, environment(flags))
+    const result = await kubeletShow({node, files: flags['from-file'] ?? [], version: flags['kubelet-version'], note}, flags, environment(flags))
     return [renderKubeletShow(result, format, {color, all: flags.all})]
   },
 })

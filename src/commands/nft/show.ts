@@ -14,7 +14,7 @@ export default showCommand({
   flags: {},
   async show({node, flags, format, color}) {
     const [{showNft}, {environment}, {renderNftShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/nft-show.js')])
-    const {value: ruleset, source} = await showNft(node, flags['from-file'] as string | undefined, flags, environment(flags))
+    const {value: ruleset, source} = await showNft(node, flags['from-file'], flags, environment(flags))
     return [renderNftShow(ruleset, format, {color, source, ...(node ? {node} : {})})]
   },
 })

@@ -14,7 +14,7 @@ export default showCommand({
   flags: {},
   async show({node, flags, format, color}) {
     const [{showRoutes}, {environment}, {renderRoutesShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/routes-show.js')])
-    const {value: table, source} = await showRoutes(node, flags['from-file'] as string | undefined, flags, environment(flags))
+    const {value: table, source} = await showRoutes(node, flags['from-file'], flags, environment(flags))
     return [renderRoutesShow(table, format, {color, source, ...(node ? {node} : {})})]
   },
 })
