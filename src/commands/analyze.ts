@@ -1,8 +1,6 @@
 import {Args} from '@oclif/core'
-import {analyzeSnapshots} from '../app/analyze.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, parseAreas, reportFlags} from '../cli/flags.js'
-import {environment} from '../transports/connect.js'
 
 export default class Analyze extends BaseCommand {
   static override summary = 'Run every check offline on a bundle written by `collect`; gives the same Report as the live run.'
@@ -21,6 +19,7 @@ export default class Analyze extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Analyze)
     const areas = parseAreas(flags.only)
+    const [{analyzeSnapshots}, {environment}] = await Promise.all([import('../app/analyze.js'), import('../transports/connect.js')])
     const bundle = await environment({}).readBundle(args.bundle)
     const report = analyzeSnapshots(bundle.cluster, bundle.nodes, {
       areas,

@@ -1,20 +1,13 @@
 import {existsSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
-import {preflight} from '../app/preflight.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
-import {CATALOG} from '../core/checks/registry.js'
 import type {Severity} from '../core/model/report.js'
 import {UsageError} from '../errors.js'
 import {exitCodeForReport} from '../exit-codes.js'
-import {renderJson} from '../render/json.js'
-import {renderJunit} from '../render/junit.js'
-import {renderMarkdown} from '../render/markdown.js'
-import {renderPreflightSummary} from '../render/preflight.js'
-import {renderSarif} from '../render/sarif.js'
-import {environment} from '../transports/connect.js'
 
+/** Each a file flag and the output format written to it, in the order written. */
 const FILE_FLAGS = ['junit', 'sarif', 'json', 'markdown'] as const
 
 export default class Preflight extends BaseCommand {
@@ -51,24 +44,24 @@ export default class Preflight extends BaseCommand {
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Preflight)
     const failOn = (flags['fail-on'] ?? 'error') as Severity | 'none'
+    const [{preflight}, {environment}, {CATALOG}, {renderReport}, {renderPreflightSummary}] = await Promise.all([
+      import('../app/preflight.js'),
+      import('../transports/connect.js'),
+      import('../core/checks/registry.js'),
+      import('../render/index.js'),
+      import('../render/preflight.js'),
+    ])
     const {report, warnings} = await preflight(argv as string[], flags, environment(flags), {
       areas: parseAreas(flags.only),
       tool: {name: 'node-doctor', version: this.config.version},
       command: this.commandLine(),
     })
 
-    const catalog = CATALOG
-    const render: Record<(typeof FILE_FLAGS)[number], () => string> = {
-      junit: () => renderJunit(report, {catalog}),
-      sarif: () => renderSarif(report, {catalog}),
-      json: () => renderJson(report),
-      markdown: () => renderMarkdown(report, {catalog, warnings}),
-    }
     const written: Array<{format: string; path: string}> = []
     for (const format of FILE_FLAGS) {
       const path = flags[format]
       if (path === undefined) continue
-      writeAtomically(path, render[format](), `--${format}`)
+      writeAtomically(path, renderReport(report, format, {color: false, catalog: CATALOG, warnings}), `--${format}`)
       written.push({format, path})
     }
 

@@ -1,23 +1,18 @@
-// The only switch on --output. Renderers are pure: Report in, string out; colour only when asked for.
-import type {CheckSpec} from '../core/checks/types.js'
+// The only switch on the output format of a Report: `-o` of check/analyze/fix and every file `preflight` writes.
+// Renderers are pure: Report in, string out; colour only when asked for.
 import type {Report} from '../core/model/report.js'
 import {renderJson} from './json.js'
 import {renderJunit} from './junit.js'
+import {renderMarkdown} from './markdown.js'
+import type {RenderOptions} from './options.js'
 import {renderSarif} from './sarif.js'
 import {renderTable, renderWide} from './table.js'
 import {renderYaml} from './yaml.js'
 
-export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'junit', 'sarif'] as const
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
+export type {RenderOptions} from './options.js'
 
-export interface RenderOptions {
-  /** Use ANSI colour (only on a TTY, never with NO_COLOR or --no-color; the command decides). Only table/wide colour. */
-  color: boolean
-  /** Terminal width, when known; table/wide wrap their long columns to it. Undefined: never wrap (pipes). */
-  width?: number
-  /** Catalog entries for check titles (table/wide, JUnit) and rule metadata (SARIF); ids not found are shown bare. */
-  catalog?: readonly CheckSpec[]
-}
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'junit', 'sarif', 'markdown'] as const
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 
 export function isOutputFormat(value: string): value is OutputFormat {
   return (OUTPUT_FORMATS as readonly string[]).includes(value)
@@ -37,6 +32,8 @@ export function renderReport(report: Report, format: OutputFormat, options: Rend
       return renderJunit(report, options)
     case 'sarif':
       return renderSarif(report, options)
+    case 'markdown':
+      return renderMarkdown(report, options)
     default: {
       const unknown: never = format
       throw new Error(`unknown output format: ${String(unknown)}`)

@@ -3,8 +3,9 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 import type {PolicyChainRouting, ServiceAnalysis, ServiceFrontend, ServicePortRouting} from '../core/iptables/services.js'
 import type {IptablesDump} from '../core/parse/iptables-save.js'
+import type {ShowFormat} from './options.js'
 
-export type IptablesShowFormat = 'table' | 'json' | 'yaml'
+export type IptablesShowFormat = ShowFormat
 
 export interface IptablesShowOptions {
   color: boolean

@@ -4,9 +4,9 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {formatAddrPort, type IpvsFormat, type IpvsRealServer, type IpvsTable, type IpvsVirtualServer} from '../core/parse/ipvsadm.js'
+import type {ShowFormat} from './options.js'
 import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
 
-export type ShowFormat = 'table' | 'json' | 'yaml'
 
 export interface ShowOptions {
   color: boolean

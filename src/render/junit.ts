@@ -2,8 +2,7 @@
 // same shape), so CI systems show failed checks as failed tests. Collection errors are <error>s of a `collection` case.
 import type {CheckSpec} from '../core/checks/types.js'
 import {compareSeverity, type CheckResult, type CollectionError, type Finding, type Report} from '../core/model/report.js'
-import type {RenderOptions} from './index.js'
-import {formatSubject, nodeNames} from './table.js'
+import {formatSubject, nodeNames, type RenderOptions} from './options.js'
 
 /** Suite of collection errors that belong to no node (e.g. a forbidden list); never a valid node name. */
 export const CLUSTER_SUITE = '(cluster)'

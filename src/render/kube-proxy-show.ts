@@ -4,7 +4,8 @@ import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk} from 'chalk'
 import {stringify} from 'yaml'
 import type {KubeProxyShowResult} from '../core/model/component-settings.js'
-import {plainTable, renderIssues, renderSettingsTable, type ShowFormat, type ShowRenderOptions, truncate} from './kubelet-show.js'
+import {plainTable, renderIssues, renderSettingsTable, type ShowRenderOptions, truncate} from './kubelet-show.js'
+import type {ShowFormat} from './options.js'
 
 function seconds(n: number | undefined): string {
   return n === undefined ? '-' : `${n.toFixed(3)}s`

@@ -6,10 +6,9 @@ import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import type {ConfigIssue} from '../core/parse/component-config.js'
 import type {KubeletShowResult, ShowFlag, ShowSetting} from '../core/model/component-settings.js'
+import type {ShowFormat} from './options.js'
 import {BORDERLESS as NO_BORDER} from './table-style.js'
 
-export type ShowFormat = 'table' | 'json' | 'yaml'
-export const SHOW_FORMATS: readonly ShowFormat[] = ['table', 'json', 'yaml']
 
 export interface ShowRenderOptions {
   color: boolean

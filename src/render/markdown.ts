@@ -1,15 +1,11 @@
 // Markdown job summary (GitHub `$GITHUB_STEP_SUMMARY`, GitLab MR notes): headline, per-area table, findings grouped
 // across nodes with remedies, collection errors, baseline notes. Pure: Report in, string out. Every piece of report
 // text goes through `md()` (or a fenced block), so node output can neither break a table nor inject HTML.
-import type {CheckSpec} from '../core/checks/types.js'
 import {groupFindings, summarizeFleet} from '../core/fleet.js'
 import type {Report, ReportStatus, Severity} from '../core/model/report.js'
-import {formatSubject, nodeList} from './table.js'
+import {formatSubject, nodeList, type RenderOptions} from './options.js'
 
-export interface MarkdownOptions {
-  catalog?: readonly CheckSpec[]
-  /** Lines shown under the headline as warnings (expired baseline entries, ...). */
-  warnings?: readonly string[]
+export interface MarkdownOptions extends Pick<RenderOptions, 'catalog' | 'warnings'> {
   /** Finding groups shown in detail; the rest are counted (GitHub caps a step summary at 1 MiB). */
   maxGroups?: number
 }

@@ -5,7 +5,8 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {type KubeProxyNftService, type NftRuleset, type NftTable, kubeProxyTables, summarizeKubeProxyTable} from '../core/parse/nft.js'
-import type {ShowFormat, ShowOptions} from './ipvs-show.js'
+import type {ShowOptions} from './ipvs-show.js'
+import type {ShowFormat} from './options.js'
 import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
 
 const API_VERSION = VIEW_API_VERSION

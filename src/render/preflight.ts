@@ -3,7 +3,7 @@
 // Pure and colourless (CI logs).
 import {groupFindings, summarizeFleet} from '../core/fleet.js'
 import type {Report} from '../core/model/report.js'
-import {nodeList, shortSubject} from './table.js'
+import {nodeList, shortSubject} from './options.js'
 import {SEVERITY_SYMBOL} from './table-style.js'
 
 export interface PreflightSummaryOptions {

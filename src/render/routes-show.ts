@@ -6,7 +6,8 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {stringify} from 'yaml'
 import {isRejectRoute, type Route, type RouteFormat, type RouteTable} from '../core/parse/routes.js'
 import {isCalicoWorkloadInterface} from '../core/parse/links.js'
-import type {ShowFormat, ShowOptions} from './ipvs-show.js'
+import type {ShowOptions} from './ipvs-show.js'
+import type {ShowFormat} from './options.js'
 import {VIEW_API_VERSION} from './table-style.js'
 
 const API_VERSION = VIEW_API_VERSION

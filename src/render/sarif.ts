@@ -3,7 +3,7 @@
 import {escapeJsonControls} from './terminal-safe.js'
 import type {CheckSpec} from '../core/checks/types.js'
 import type {Finding, Report, Severity} from '../core/model/report.js'
-import type {RenderOptions} from './index.js'
+import type {RenderOptions} from './options.js'
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
 export const SARIF_VERSION = '2.1.0'

@@ -14,9 +14,8 @@ import {
   type Report,
   type ReportStatus,
   type Severity,
-  type Subject,
 } from '../core/model/report.js'
-import type {RenderOptions} from './index.js'
+import {formatSubject, nodeList, nodeNames, type RenderOptions, shortSubject} from './options.js'
 import {SEVERITY_SYMBOL, SYMBOLS} from './table-style.js'
 
 /** Shapes differ so severity reads without colour too. */
@@ -29,22 +28,6 @@ const INDENT = '  '
 const GAP = '  '
 /** Below this a wrapped column is useless; the table overflows instead. */
 const MIN_FLEX_WIDTH = 12
-
-/** `kind/name`, with the namespace as in `ns/name` and the container (`in nat`, `in /path`) when present. */
-export function formatSubject(subject: Subject): string {
-  const name = subject.namespace ? `${subject.namespace}/${subject.name}` : subject.name
-  return `${subject.kind}/${name}${subject.in ? ` in ${subject.in}` : ''}`
-}
-
-const SHORT_SUBJECT = 48
-
-/** The subject for the narrow table: long names (whole rules) are elided in the middle; -o wide shows them whole. */
-export function shortSubject(subject: Subject): string {
-  const full = formatSubject(subject)
-  if (full.length <= SHORT_SUBJECT) return full
-  const keep = SHORT_SUBJECT - 1
-  return `${full.slice(0, Math.ceil(keep * 0.6))}…${full.slice(full.length - Math.floor(keep * 0.4))}`
-}
 
 export function renderTable(report: Report, options: RenderOptions): string {
   return renderHuman(report, options, false)
@@ -105,12 +88,6 @@ function renderFleet(report: Report, c: ChalkInstance, width: number | undefined
     out.push('', c.dim(wrap('Findings are grouped across nodes; -o wide lists them per node with evidence and remedies, -o json keeps every detail.', width)))
   }
   return finish(out)
-}
-
-/** `worker-1`, or `3 nodes: a, b, c`, or `412 nodes: a, b, c, …`. */
-export function nodeList(nodes: readonly string[], shown = 3): string {
-  if (nodes.length === 1) return nodes[0]!
-  return `${nodes.length} nodes: ${nodes.slice(0, shown).join(', ')}${nodes.length > shown ? ', …' : ''}`
 }
 
 /** Status label, then the counts; wrapped under the counts only when the width is too small for one line. */
@@ -363,19 +340,6 @@ function paintStatus(status: NodeStatus, c: ChalkInstance): string {
 
 function nodeStatus(report: Report, node: string): NodeStatus | undefined {
   return report.nodes.find((n) => n.name === node)?.status
-}
-
-/** Nodes in report order, then any node that only findings, results or errors mention. */
-export function nodeNames(report: Report): string[] {
-  const names = report.nodes.map((n) => n.name)
-  const seen = new Set(names)
-  for (const x of [...report.findings, ...report.results, ...report.collectionErrors]) {
-    if (x.node !== undefined && !seen.has(x.node)) {
-      seen.add(x.node)
-      names.push(x.node)
-    }
-  }
-  return names
 }
 
 function severityCounts(counts: Record<Severity, number>): string {

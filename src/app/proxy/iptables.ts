@@ -3,9 +3,8 @@
 // (with the other backend's dump, KUBE-* chains there too: PROXY-010).
 import {diffRulesetAgainstDump} from '../../core/checks/iptables/diff.js'
 import {dualBackendResult} from '../../core/checks/proxy-mode/dual-backend-report.js'
-import {buildReport, type Report} from '../../core/model/report.js'
+import type {Report} from '../../core/model/report.js'
 import {type IptablesDump, parseIptablesSave} from '../../core/parse/iptables-save.js'
-import {formatKubeProxyVersion} from '../../core/proxier/config.js'
 import {generateIptablesRestore} from '../../core/proxier/iptables/generate.js'
 import {serializeSave} from '../../core/proxier/iptables/save.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
@@ -14,6 +13,7 @@ import type {Environment} from '../../ports/environment.js'
 import type {LiveFlags} from '../live/targets.js'
 import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {checkProxierForm, liveProxier} from './live.js'
+import {proxyDiffReport} from './report.js'
 
 export interface IptablesFlagValues extends ProxierFlagValues {
   'iptables-save'?: string
@@ -65,21 +65,5 @@ function iptablesDiffReport(render: RenderInput, dump: IptablesDump, meta: Proxy
     outcome.results.push(dual.result)
     outcome.findings.push(...dual.findings)
   }
-  return buildReport({
-    metadata: {
-      generatedAt: new Date().toISOString(),
-      tool: {name: 'node-doctor', version: meta.toolVersion},
-      command: meta.command,
-      ...(context ? {context} : {}),
-      annotations: {
-        kubeProxyVersion: formatKubeProxyVersion(render.version),
-        kubeProxyVersionSource: render.versionSource,
-        ipFamily: ruleset.family,
-        ...(dump.backend ? {iptablesBackend: dump.backend} : {}),
-      },
-    },
-    nodes: [{name: node}],
-    results: outcome.results,
-    findings: outcome.findings,
-  })
+  return proxyDiffReport(render, outcome, {...meta, context}, {ipFamily: ruleset.family, ...(dump.backend ? {iptablesBackend: dump.backend} : {})})
 }

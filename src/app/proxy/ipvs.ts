@@ -4,10 +4,9 @@
 import {diffIpvsAgainstNode, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
 import {ipvsLiveInput, nodeAddressesFromLinks, parseIpsetOrEmpty, parseIpvsadmOrEmpty} from '../../core/checks/ipvs/live.js'
 import type {IpvsActual} from '../../core/diff/ipvs.js'
-import {buildReport, type Report} from '../../core/model/report.js'
+import type {Report} from '../../core/model/report.js'
 import {parseIptablesSave} from '../../core/parse/iptables-save.js'
 import {parseLinks} from '../../core/parse/links.js'
-import {formatKubeProxyVersion} from '../../core/proxier/config.js'
 import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../core/proxier/ipvs/config.js'
 import {formatIpvsState, generateIpvsState, type IpvsState} from '../../core/proxier/ipvs/generate.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
@@ -17,6 +16,7 @@ import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
 import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {collectProxierNode} from './live.js'
+import {proxyDiffReport} from './report.js'
 
 export const IPVS_DEPRECATION_NOTE =
   'note: IPVS mode is deprecated since kube-proxy v1.35 (KEP-5495) and will be gated off; plan the move to nftables mode (`kubectl node-doctor fix kube-proxy-mode --to nftables`).'
@@ -108,26 +108,7 @@ export async function diffIpvs(
     }
   }
   notes(io, r)
-  const nodeName = r.render.node.metadata.name
-  const outcome: IpvsDiffOutcome = diffIpvsAgainstNode(r.state, actual, nodeName, r.ipvs.excludeCIDRs)
+  const outcome: IpvsDiffOutcome = diffIpvsAgainstNode(r.state, actual, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
   const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', actual.iptables && 'iptables-save'].filter(Boolean).join(',')
-  return buildReport({
-    metadata: {
-      generatedAt: new Date().toISOString(),
-      tool: {name: 'node-doctor', version: meta.toolVersion},
-      command: meta.command,
-      ...(context ? {context} : {}),
-      annotations: {
-        kubeProxyVersion: formatKubeProxyVersion(r.render.version),
-        kubeProxyVersionSource: r.render.versionSource,
-        ipFamily: r.state.family,
-        proxyMode: 'ipvs',
-        ipvsScheduler: r.ipvs.scheduler,
-        compared,
-      },
-    },
-    nodes: [{name: nodeName}],
-    results: outcome.results,
-    findings: outcome.findings,
-  })
+  return proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily: r.state.family, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
 }

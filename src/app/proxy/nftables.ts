@@ -3,7 +3,7 @@
 // ruleset` as a Report. The iptables-only runtime facts (--random-fully, --nfacct, --tcp-be-liberal) do not apply.
 import {diffTablesAgainstListing} from '../../core/checks/nftables/diff.js'
 import {liveNftablesInput} from '../../core/checks/nftables/live.js'
-import {type Report, buildReport} from '../../core/model/report.js'
+import type {Report} from '../../core/model/report.js'
 import {type NftRuleset, kubeProxyTables, parseNft} from '../../core/parse/nft.js'
 import {formatKubeProxyVersion} from '../../core/proxier/config.js'
 import {generateNftables} from '../../core/proxier/nftables/generate.js'
@@ -16,6 +16,7 @@ import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
 import {parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {collectProxierNode} from './live.js'
+import {proxyDiffReport} from './report.js'
 
 const IPTABLES_ONLY = ['random-fully', 'nfacct', 'tcp-be-liberal'] as const
 
@@ -70,27 +71,13 @@ export function listingFamily(listing: NftRuleset): 'ipv4' | 'ipv6' | undefined 
 
 /** The diff of the rendered table against a listing, as a Report. */
 export function nftablesDiffReport(run: NftablesRun, listing: NftRuleset, meta: {version: string; command: string; context?: string}): Report {
-  const node = run.render.node.metadata.name
   const expected = generateNftables(run.nft.input)
-  const outcome = diffTablesAgainstListing([expected], listing, node)
-  return buildReport({
-    metadata: {
-      generatedAt: new Date().toISOString(),
-      tool: {name: 'node-doctor', version: meta.version},
-      command: meta.command,
-      ...(meta.context ? {context: meta.context} : {}),
-      annotations: {
-        kubeProxyVersion: formatKubeProxyVersion(run.render.version),
-        kubeProxyVersionSource: run.render.versionSource,
-        proxyMode: 'nftables',
-        ipFamily: run.nft.input.options.family,
-        nftTable: `${expected.family} ${expected.name}`,
-        ...(listing.nftVersion ? {nftVersion: listing.nftVersion} : {}),
-      },
-    },
-    nodes: [{name: node}],
-    results: outcome.results,
-    findings: outcome.findings,
+  const outcome = diffTablesAgainstListing([expected], listing, run.render.node.metadata.name)
+  return proxyDiffReport(run.render, outcome, {toolVersion: meta.version, command: meta.command, context: meta.context}, {
+    proxyMode: 'nftables',
+    ipFamily: run.nft.input.options.family,
+    nftTable: `${expected.family} ${expected.name}`,
+    ...(listing.nftVersion ? {nftVersion: listing.nftVersion} : {}),
   })
 }
 

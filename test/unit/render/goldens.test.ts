@@ -13,6 +13,7 @@ const EXTENSION: Record<OutputFormat, string> = {
   yaml: 'yaml',
   junit: 'junit.xml',
   sarif: 'sarif.json',
+  markdown: 'md',
 }
 
 const ANSI = /\u001b\[/

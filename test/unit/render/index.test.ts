@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {OUTPUT_FORMATS, isOutputFormat, renderReport} from '../../../src/render/index.js'
+import {renderMarkdown} from '../../../src/render/markdown.js'
 import {renderTable} from '../../../src/render/table.js'
 import {SAMPLE_CATALOG, unhealthyReport} from '../../support/sample-reports.js'
 
@@ -16,6 +17,13 @@ describe('renderReport', () => {
     assert.equal(renderReport(unhealthyReport(), 'table', opts), renderTable(unhealthyReport(), opts))
     assert.match(renderReport(unhealthyReport(), 'junit', opts), /name="IPT-001 Service chain missing"/)
     assert.match(renderReport(unhealthyReport(), 'sarif', opts), /"shortDescription": \{\s+"text": "Service chain missing"/)
+  })
+
+  it('renders markdown with the warnings it is given, as preflight --markdown writes it', () => {
+    const warnings = ['baseline b.yaml:3: entry for X expired on 2025-01-01']
+    const out = renderReport(unhealthyReport(), 'markdown', {color: true, catalog: SAMPLE_CATALOG, warnings})
+    assert.equal(out, renderMarkdown(unhealthyReport(), {catalog: SAMPLE_CATALOG, warnings}))
+    assert.match(out, /entry for X expired/)
   })
 
   it('colours only table and wide, whatever the option says', () => {

@@ -1,0 +1,26 @@
+// The Report of `proxy diff`, the same for the three modes: one node, the mode's results and findings, and metadata
+// naming the tool, the command, the context and the kube-proxy version rendered, then the mode's own annotations.
+import {buildReport, type CheckResult, type Finding, type Report} from '../../core/model/report.js'
+import {formatKubeProxyVersion} from '../../core/proxier/config.js'
+import type {RenderInput} from '../../core/proxier/render-input.js'
+import type {ProxyMeta} from './input.js'
+
+export function proxyDiffReport(
+  render: RenderInput,
+  outcome: {results: CheckResult[]; findings: Finding[]},
+  meta: ProxyMeta & {context?: string | undefined},
+  annotations: Record<string, string>,
+): Report {
+  return buildReport({
+    metadata: {
+      generatedAt: new Date().toISOString(),
+      tool: {name: 'node-doctor', version: meta.toolVersion},
+      command: meta.command,
+      ...(meta.context ? {context: meta.context} : {}),
+      annotations: {kubeProxyVersion: formatKubeProxyVersion(render.version), kubeProxyVersionSource: render.versionSource, ...annotations},
+    },
+    nodes: [{name: render.node.metadata.name}],
+    results: outcome.results,
+    findings: outcome.findings,
+  })
+}
