@@ -1,11 +1,11 @@
 // `ipvs show`: an IPVS table as a human table (one row per real server) or the parsed model as JSON/YAML.
 import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
-import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {formatAddrPort, type IpvsFormat, type IpvsRealServer, type IpvsTable, type IpvsVirtualServer} from '../core/parse/ipvsadm.js'
 import type {ShowFormat} from './options.js'
-import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
+import {borderlessTable} from './layout.js'
+import {VIEW_API_VERSION} from './table-style.js'
 
 
 export interface ShowOptions {
@@ -47,11 +47,8 @@ function renderTable(t: IpvsTable, options: ShowOptions): string {
     `${rsCount} real server${rsCount === 1 ? '' : 's'} [${FORMAT_LABEL[t.format]}${t.version ? `, IPVS ${t.version}` : ''}]`
   if (t.virtualServers.length === 0) return `${header}\n\nNo virtual servers.\n`
   const cols = columnsFor(t.format)
-  const table = new Table({
-    head: ['VIRTUAL SERVER', 'SCHEDULER', 'PERSISTENCE', 'REAL SERVER', ...cols.map((x) => x.head)],
-    chars: BORDERLESS,
-    style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
-  })
+  const head = ['VIRTUAL SERVER', 'SCHEDULER', 'PERSISTENCE', 'REAL SERVER', ...cols.map((x) => x.head)]
+  const table: string[][] = []
   const notes: string[] = []
   for (const vs of t.virtualServers) {
     const vsCells = [vsLabel(vs), schedulerLabel(vs), persistenceLabel(vs)]
@@ -72,7 +69,7 @@ function renderTable(t: IpvsTable, options: ShowOptions): string {
     notes.push('The save form prints -g for both direct routing and a local real server (Route/Local); `ipvsadm -Ln` tells them apart.')
   if (t.virtualServers.some((v) => v.stats?.approximate || v.realServers.some((r) => r.stats?.approximate || r.rates?.approximate)))
     notes.push('Counters with K/M/G/T are rounded by ipvsadm (use --exact for exact values).')
-  const body = table.toString().split('\n').map((l) => l.trimEnd()).join('\n')
+  const body = borderlessTable(head, table, options.color).join('\n')
   return `${header}\n\n${body}\n${notes.length > 0 ? '\n' + notes.map((n) => `Note: ${n}`).join('\n') + '\n' : ''}`
 }
 

@@ -2,12 +2,11 @@
 // or the result as versioned JSON/YAML. Pure: result in, string out.
 import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk} from 'chalk'
-import Table from 'cli-table3'
+import {borderlessTable} from './layout.js'
 import {stringify} from 'yaml'
 import type {ConfigIssue} from '../core/parse/component-config.js'
 import type {KubeletShowResult, ShowFlag, ShowSetting} from '../core/model/component-settings.js'
 import type {ShowFormat} from './options.js'
-import {BORDERLESS as NO_BORDER} from './table-style.js'
 
 
 export interface ShowRenderOptions {
@@ -19,13 +18,7 @@ export interface ShowRenderOptions {
 
 /** A borderless table with trailing spaces trimmed. */
 export function plainTable(head: string[], rows: string[][], color: boolean): string {
-  const table = new Table({head, chars: NO_BORDER, style: {head: color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0}})
-  for (const r of rows) table.push(r)
-  return table
-    .toString()
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .join('\n')
+  return borderlessTable(head, rows, color).join('\n')
 }
 
 export function truncate(s: string, max = 72): string {

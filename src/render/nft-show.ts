@@ -2,12 +2,12 @@
 // a per-service summary; or the parsed model as JSON/YAML.
 import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
-import Table from 'cli-table3'
+import {borderlessTable} from './layout.js'
 import {stringify} from 'yaml'
 import {type KubeProxyNftService, type NftRuleset, type NftTable, kubeProxyTables, summarizeKubeProxyTable} from '../core/parse/nft.js'
 import type {ShowOptions} from './ipvs-show.js'
 import type {ShowFormat} from './options.js'
-import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
+import {VIEW_API_VERSION} from './table-style.js'
 
 const API_VERSION = VIEW_API_VERSION
 
@@ -22,12 +22,25 @@ export function renderNftShow(rs: NftRuleset, format: ShowFormat, options: ShowO
   return renderTables(rs, options)
 }
 
-function newTable(head: string[], color: boolean): Table.Table {
-  return new Table({head, chars: BORDERLESS, style: {head: color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0}})
+/** Rows collected for one table, laid out by borderlessTable (linear; cli-table3 was quadratic). */
+class Rows {
+  readonly rows: string[][] = []
+  constructor(
+    readonly head: string[],
+    readonly color: boolean,
+  ) {}
+
+  push(row: string[]): void {
+    this.rows.push(row)
+  }
 }
 
-function tableText(t: Table.Table): string[] {
-  return t.toString().split('\n').map((l) => '  ' + l.trimEnd())
+function newTable(head: string[], color: boolean): Rows {
+  return new Rows(head, color)
+}
+
+function tableText(t: Rows): string[] {
+  return borderlessTable(t.head, t.rows, t.color).map((l) => '  ' + l)
 }
 
 function renderTables(rs: NftRuleset, options: ShowOptions): string {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import Table from 'cli-table3'
 import fc from 'fast-check'
-import {layoutColumns} from '../../../src/render/layout.js'
+import {borderlessTable, layoutColumns} from '../../../src/render/layout.js'
 import {wrapLines} from '../../../src/render/table.js'
 import {BORDERLESS} from '../../../src/render/table-style.js'
 
@@ -72,5 +72,21 @@ describe('linear renderers', () => {
     t0 = Date.now()
     layoutColumns(['RULE'], [[lines.join('\n')]], {widths: [80]})
     assert.ok(Date.now() - t0 < 1000)
+  })
+})
+
+describe('borderlessTable (ipvs, nft and kubelet show)', () => {
+  const cell = fc.array(fc.stringMatching(/^[a-z0-9 .:/-]{0,12}$/), {minLength: 1, maxLength: 3}).map((lines) => lines.join('\n'))
+  it('prints what a borderless cli-table3 table with a bold header printed, trimmed (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({min: 1, max: 5}), fc.array(fc.array(cell, {minLength: 5, maxLength: 5}), {maxLength: 8}), fc.boolean(), (columns, rows, color) => {
+        const head = Array.from({length: columns}, (_, k) => `COL${k}`)
+        const body = rows.map((r) => r.slice(0, columns))
+        const t = new Table({head, chars: BORDERLESS, style: {head: color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0}})
+        for (const r of body) t.push(r)
+        const expected = t.toString().split('\n').map((l) => l.trimEnd())
+        assert.deepEqual(borderlessTable(head, body, color), expected)
+      }),
+    )
   })
 })
