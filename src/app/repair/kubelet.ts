@@ -1,3 +1,4 @@
+// Over 500 lines: the plan, the apply and the restore of one repair share their state and audit record; apart they would pass it all around.
 // `fix kubelet`: plan (read the node's kubelet files, edit, validate with the KUBELET checks, diff), then apply
 // (back up, write atomically, restart, wait for /healthz and Node Ready) and roll back on any failure, leaving an
 // audit record either way. Reaches the node only through NodeTransport and the API only through the ports.

@@ -1,3 +1,4 @@
+// Over 500 lines: the pod spec, its start/wait/cleanup and the exec channel are one lifecycle; a split would export its private state.
 // Debug-pod transport (`--via pod`): one privileged pod per node, pinned with spec.nodeName and sharing the host's
 // network, PID and IPC namespaces. Every command goes through the pods/exec subresource (WebSocket, channel
 // protocol v4/v5) as `nsenter -t 1 -m -u -i -n -p -- sh -c COMMAND`: PID 1 is the host's init (hostPID), so the
