@@ -8,8 +8,8 @@ import type {PodRestartDeps} from '../app/repair/pod-restart.js'
 import {type ParsedToken, recordedCommandLine} from './command-line.js'
 import {confirmer, machineOutput} from './confirm.js'
 import {commonFlags, fixFlags, kubeFlags, liveShowFlags, podRestartFlags, reportFlags, selectionFlags, transportFlags} from './flags.js'
-import {CATALOG} from '../core/checks/registry.js'
 import type {Report, Severity} from '../core/model/report.js'
+import type {CheckSpec} from '../core/checks/types.js'
 import {InputProblem} from '../core/model/errors.js'
 import {NodeDoctorError, UsageError} from '../errors.js'
 import {ExitCode, exitCodeForReport} from '../exit-codes.js'
@@ -41,26 +41,26 @@ export abstract class BaseCommand extends Command {
   }
 
   /** Renders the report to stdout and sets the exit code from the shared table. */
-  protected emitReport(
+  protected async emitReport(
     report: Report,
     flags: {output?: string; json?: boolean; 'fail-on'?: string; 'no-color'?: boolean},
-  ): void {
+  ): Promise<void> {
     const format = (flags.json ? 'json' : (flags.output ?? 'table')) as OutputFormat
     const color = (format === 'table' || format === 'wide') && this.useColor(flags['no-color'])
-    const text = renderReport(report, format, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: CATALOG})
+    const text = renderReport(report, format, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: await catalog()})
     process.stdout.write(text)
     process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity | 'none')
   }
 
   /** Renders a repair's Report (before/after) to stdout in the -o format, without touching the exit code. */
-  protected printReport(report: Report, format: string, color: boolean): void {
-    process.stdout.write(renderReport(report, format as OutputFormat, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: CATALOG}))
+  protected async printReport(report: Report, format: string, color: boolean): Promise<void> {
+    process.stdout.write(renderReport(report, format as OutputFormat, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: await catalog()}))
   }
 
   /** A repair's end: its Report when the service says to print one (only for -o json/yaml/... when 'machine-output'), and its exit code. */
-  protected emitRepairOutcome(outcome: {exitCode: number; print?: {report: Report; when: 'always' | 'machine-output'}}, flags: {output: string; 'no-color'?: boolean}): void {
-    if (outcome.print?.when === 'always') this.printReport(outcome.print.report, flags.output, this.useColor(flags['no-color']))
-    else if (outcome.print && machineOutput(flags.output)) this.printReport(outcome.print.report, flags.output, false)
+  protected async emitRepairOutcome(outcome: {exitCode: number; print?: {report: Report; when: 'always' | 'machine-output'}}, flags: {output: string; 'no-color'?: boolean}): Promise<void> {
+    if (outcome.print?.when === 'always') await this.printReport(outcome.print.report, flags.output, this.useColor(flags['no-color']))
+    else if (outcome.print && machineOutput(flags.output)) await this.printReport(outcome.print.report, flags.output, false)
     process.exitCode = outcome.exitCode
   }
 
@@ -203,7 +203,15 @@ export function podRestartCommand(command: PodRestartCommand): typeof BaseComman
         version: this.config.version,
         confirm: (question) => confirmer(flags, question),
       })
-      this.emitRepairOutcome(outcome, flags)
+      await this.emitRepairOutcome(outcome, flags)
     }
   }
+}
+
+/**
+ * The check catalog the human renderers name checks from. Loaded when a Report is printed, not when a command
+ * module loads: the registry imports every check and, through the iptables checks, the proxier.
+ */
+async function catalog(): Promise<readonly CheckSpec[]> {
+  return (await import('../core/checks/registry.js')).CATALOG
 }

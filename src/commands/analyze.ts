@@ -31,6 +31,6 @@ export default class Analyze extends BaseCommand {
         annotations: {bundleCreatedAt: bundle.manifest.createdAt},
       },
     })
-    this.emitReport(report, flags)
+    await this.emitReport(report, flags)
   }
 }

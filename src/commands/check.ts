@@ -29,6 +29,6 @@ export default class Check extends BaseCommand {
       tool: {name: 'node-doctor', version: this.config.version},
       command: this.commandLine(),
     })
-    this.emitReport(report, flags)
+    await this.emitReport(report, flags)
   }
 }

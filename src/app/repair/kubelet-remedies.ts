@@ -10,11 +10,9 @@ import {parseContainerdConfig} from '../../core/parse/containerd-config.js'
 import {UsageError} from '../../errors.js'
 import {kubeletEdit, type KubeletEdit} from './kubelet-edit.js'
 
-/** The check ids --from-finding accepts, with what it sets. */
-export const AUTOMATED_KUBELET_REMEDIES: Readonly<Record<string, string>> = {
-  'KUBELET-015': "cgroupDriver := the container runtime's cgroup driver (containerd SystemdCgroup)",
-  'KUBELET-016': "clusterDNS := the kube-dns Service's ClusterIP(s) (node-local-dns addresses are kept)",
-}
+import {AUTOMATED_KUBELET_REMEDIES} from './kubelet-remedy-ids.js'
+
+export {AUTOMATED_KUBELET_REMEDIES}
 
 export type RemedyResult =
   | {kind: 'edits'; edits: KubeletEdit[]; why: string[]; notes: string[]}

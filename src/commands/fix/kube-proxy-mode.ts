@@ -52,6 +52,6 @@ export default class FixKubeProxyMode extends BaseCommand {
         return (await confirmPlan(`${question}.\n`, {}, {question: 'Roll back', io: {stdin: process.stdin, stdout: process.stderr, stderr: process.stderr}})) === 'apply'
       },
     })
-    this.emitRepairOutcome(outcome, flags)
+    await this.emitRepairOutcome(outcome, flags)
   }
 }

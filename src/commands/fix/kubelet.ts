@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedies.js'
+import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedy-ids.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'

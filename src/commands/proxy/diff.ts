@@ -38,6 +38,6 @@ export default class ProxyDiff extends BaseCommand {
     const [{diffProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
     const report = await diffProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io, {toolVersion: this.config.version, command: this.commandLine()})
-    this.emitReport(report, flags)
+    await this.emitReport(report, flags)
   }
 }
