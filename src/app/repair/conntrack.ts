@@ -29,7 +29,15 @@ export interface ConntrackFixDeps {
   now: () => Date
   progress: (message: string) => void
   warn: (message: string) => void
+  /**
+   * How long to wait after the deletes before listing the table again (default 1 s): clients retry (resolvers every
+   * 1-5 s), and a rule that still sends them to a stale endpoint recreates the entries only when they do.
+   */
+  settleMs?: number
 }
+
+/** Default of ConntrackFixDeps.settleMs. */
+export const CONNTRACK_SETTLE_MS = 1000
 
 export interface ConntrackFixRequest {
   node: string
@@ -189,6 +197,7 @@ export async function applyConntrackFix(deps: ConntrackFixDeps, plan: ConntrackF
   }
 
   deps.progress(`${plan.node}: ${deleted} entr${deleted === 1 ? 'y' : 'ies'} deleted; listing the table again to verify`)
+  await new Promise((resolve) => setTimeout(resolve, deps.settleMs ?? CONNTRACK_SETTLE_MS))
   const cluster = await clusterFor(deps, req)
   const {snapshot, entries} = await collect(deps)
   const left = staleFor(cluster, snapshot, entries, req).map(deletionFor)
