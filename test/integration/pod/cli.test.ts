@@ -164,7 +164,8 @@ describe('kubectl node-doctor check --via pod', {skip: netnsUnavailable()}, () =
 
   it("collects the node's real iptables through a debug pod and reports on it; the pod is gone afterwards", async () => {
     const r = await cli([])
-    assert.equal(r.exitCode, 0, r.stderr)
+    // Once (1 of 4 full runs, not reproduced since) this CLI exited 137 with no output: say all there is if it recurs.
+    assert.equal(r.exitCode, 0, `exit ${r.exitCode}\nstderr: ${r.stderr}\nstdout: ${r.stdout.slice(0, 2000)}\nexecs: ${JSON.stringify(api.execs.map((e) => e.exitCode))}`)
     const report = JSON.parse(r.stdout) as Report
     assert.deepEqual(report.collectionErrors, [])
     assert.deepEqual(report.nodes.map((n) => [n.name, n.status]), [['node-a', 'healthy']])
