@@ -1,12 +1,10 @@
 // The command line a Report or an audit record names: rebuilt from what oclif parsed, never the raw argv, so a
 // secret given as a flag (`--token=...`, `--token ...`) is written as <redacted> in every output format.
 import {shellQuote} from '../core/collection/shell.js'
+import {isSecretKeyName} from '../core/redact/redact.js'
 
 /** Flags whose values are credentials: never written anywhere (reports, audit records, progress). */
 export const SECRET_FLAGS: ReadonlySet<string> = new Set(['token', 'password', 'client-key', 'client-key-data'])
-
-/** Also secret, whatever the command calls it: a name that says so. */
-const SECRET_NAME = /(^|-)(token|password|passwd|secret|credentials?)($|-)/
 
 export const REDACTED = '<redacted>'
 
@@ -34,5 +32,6 @@ export function recordedCommandLine(commandId: string, tokens: readonly ParsedTo
 }
 
 export function isSecretFlag(name: string): boolean {
-  return SECRET_FLAGS.has(name) || SECRET_NAME.test(name)
+  // Also secret, whatever the command calls it: a name the shared redaction rules call a credential.
+  return SECRET_FLAGS.has(name) || isSecretKeyName(name)
 }

@@ -34,6 +34,11 @@ const ENV_YAML = /(^[ \t]*-[ \t]+name:[ \t]*["']?([A-Za-z0-9_.-]+)["']?[ \t]*\n[
 const ENV_KEEP = /^(?:CALICO_[A-Z0-9_]+|FELIX_[A-Z0-9_]+|IP|IP6|IP_AUTODETECTION_METHOD|IP6_AUTODETECTION_METHOD|NODENAME|NODE_NAME|CLUSTER_TYPE|DATASTORE_TYPE|WAIT_FOR_DATASTORE|KUBERNETES_SERVICE_HOST|KUBERNETES_SERVICE_PORT|KUBERNETES_SERVICE_PORT_HTTPS|KUBE_PROXY_MODE|NO_PROXY|TZ|LANG)$/
 
 /** Whether an env variable's value may be stored: configuration names only, and never a secret-looking one. */
+/** A key, variable or flag name that holds a credential (`token`, `db-password`, `BOOTSTRAP_TOKEN`), by the shared rule. */
+export function isSecretKeyName(name: string): boolean {
+  return SECRET_KEY_ONLY.test(name)
+}
+
 export function envValueKept(name: string): boolean {
   return ENV_KEEP.test(name) && !/(TOKEN|PASSWORD|PASSWD|SECRET|KEY|AUTH|CRED)/i.test(name)
 }
@@ -85,7 +90,7 @@ function walk(value: unknown, parentKey: string | undefined, depth: number): unk
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(obj)) {
       if (isEnvEntry && k === 'value' && typeof v === 'string') out[k] = envValueKept(obj.name as string) ? redactSecrets(v) : REDACTED
-      else if (typeof v === 'string' && SECRET_KEY_ONLY.test(k) && v !== '') out[k] = REDACTED
+      else if (typeof v === 'string' && isSecretKeyName(k) && v !== '') out[k] = REDACTED
       else out[k] = walk(v, k, depth + 1)
     }
     return out
