@@ -2,7 +2,7 @@
 // (the quadratic reference implementations below), and big inputs render in well under a second.
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import colors from '@colors/colors/safe'
+import colors from '@colors/colors/safe.js'
 import Table from 'cli-table3'
 import fc from 'fast-check'
 import {borderlessTable, layoutColumns} from '../../../src/render/layout.js'
