@@ -6,21 +6,34 @@ import {ParseError} from '../../errors.js'
 import type {Node} from '../model/k8s.js'
 import {type IpFamily, parseCIDRSloppy, parseIPSloppy} from '../net/ip.js'
 
-/** A kube-proxy release line; only major.minor changes behaviour. */
+/**
+ * A kube-proxy version. Layouts change with major.minor; a few fixes landed in patch releases (nftables `iifname`,
+ * kubernetes#134024: v1.35.0, backported to v1.34.2 and v1.33.6), so the patch is kept when known.
+ */
 export interface KubeProxyVersion {
   major: number
   minor: number
+  /** Patch level when the source gave one (`v1.34.2` -> 2). */
+  patch?: number
+  /** Everything after major.minor.patch as written: `-alpha.2`, `+k3s1`, `-eks-1234`, `-gke.1000`. */
+  suffix?: string
 }
 
-/** The oldest and newest minors whose iptables output this proxier reproduces. */
+/** The oldest and newest minors whose output this proxier reproduces (the newest is the newest layout known). */
 export const OLDEST_SUPPORTED_VERSION: KubeProxyVersion = {major: 1, minor: 28}
 export const NEWEST_SUPPORTED_VERSION: KubeProxyVersion = {major: 1, minor: 35}
 
-/** Parses `v1.31`, `1.31`, `v1.31.2`, `v1.31.2-eks-1234`; undefined when it is not a version. */
+/**
+ * Parses `v1.31`, `1.31`, `v1.31.2`, `v1.31.2-eks-1234`, `v1.33.4+k3s1`, `v1.38.0-alpha.2`; undefined when it is
+ * not a version.
+ */
 export function parseKubeProxyVersion(text: string): KubeProxyVersion | undefined {
-  const m = /^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][0-9A-Za-z.+-]*)?$/.exec(text.trim())
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?([-+][0-9A-Za-z.+-]*)?$/.exec(text.trim())
   if (!m) return undefined
-  return {major: Number(m[1]), minor: Number(m[2])}
+  const v: KubeProxyVersion = {major: Number(m[1]), minor: Number(m[2])}
+  if (m[3] !== undefined) v.patch = Number(m[3])
+  if (m[4] !== undefined) v.suffix = m[4]
+  return v
 }
 
 /**
@@ -35,8 +48,21 @@ export function versionFromImage(image: string): KubeProxyVersion | undefined {
   return parseKubeProxyVersion(noDigest.slice(colon + 1))
 }
 
+/** `v1.35`: the release line, which is what selects a layout. */
 export function formatKubeProxyVersion(v: KubeProxyVersion): string {
   return `v${v.major}.${v.minor}`
+}
+
+/** `v1.35.2-eks-1234` as given (major.minor when no patch was known). */
+export function formatFullKubeProxyVersion(v: KubeProxyVersion): string {
+  return `v${v.major}.${v.minor}${v.patch !== undefined ? `.${v.patch}` : ''}${v.suffix ?? ''}`
+}
+
+/** a >= major.minor.patch (an unknown patch counts as .0: the release line's first release). */
+export function versionAtLeastPatch(v: KubeProxyVersion, major: number, minor: number, patch: number): boolean {
+  if (v.major !== major) return v.major > major
+  if (v.minor !== minor) return v.minor > minor
+  return (v.patch ?? 0) >= patch
 }
 
 /** a >= major.minor */

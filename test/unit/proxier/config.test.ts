@@ -7,6 +7,7 @@ import {
   featureGatesFor,
   formatMasqueradeMark,
   parseKubeProxyVersion,
+  formatFullKubeProxyVersion,
   proxierOptionsFromKubeProxyConfig,
   versionFromImage,
 } from '../../../src/core/proxier/config.js'
@@ -28,9 +29,12 @@ const node: Node = {
 
 describe('versions', () => {
   it('parses image tags', () => {
-    assert.deepEqual(versionFromImage('registry.k8s.io/kube-proxy:v1.31.2'), {major: 1, minor: 31})
-    assert.deepEqual(versionFromImage('localhost:5000/kube-proxy:v1.30.0@sha256:abcd'), {major: 1, minor: 30})
-    assert.deepEqual(versionFromImage('602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/kube-proxy:v1.29.0-minimal-eksbuild.1'), {major: 1, minor: 29})
+    assert.deepEqual(versionFromImage('registry.k8s.io/kube-proxy:v1.31.2'), {major: 1, minor: 31, patch: 2})
+    assert.deepEqual(versionFromImage('localhost:5000/kube-proxy:v1.30.0@sha256:abcd'), {major: 1, minor: 30, patch: 0})
+    assert.deepEqual(versionFromImage('602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/kube-proxy:v1.29.0-minimal-eksbuild.1'), {major: 1, minor: 29, patch: 0, suffix: '-minimal-eksbuild.1'})
+    assert.deepEqual(parseKubeProxyVersion('v1.33.4+k3s1'), {major: 1, minor: 33, patch: 4, suffix: '+k3s1'})
+    assert.deepEqual(parseKubeProxyVersion('v1.38.0-alpha.2'), {major: 1, minor: 38, patch: 0, suffix: '-alpha.2'})
+    assert.equal(formatFullKubeProxyVersion(parseKubeProxyVersion('v1.31.6-gke.1000')!), 'v1.31.6-gke.1000')
     assert.equal(versionFromImage('localhost:5000/kube-proxy'), undefined)
     assert.equal(versionFromImage('kube-proxy:latest'), undefined)
     assert.deepEqual(parseKubeProxyVersion('1.28'), {major: 1, minor: 28})

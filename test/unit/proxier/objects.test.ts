@@ -25,7 +25,7 @@ describe('loadObjects', () => {
     assert.equal(out.serviceCIDRs.length, 1)
     assert.deepEqual(out.other.map((o) => o.kind), ['Pod'])
     assert.equal(kubeProxyConfigText(out), 'mode: iptables\n')
-    assert.deepEqual(kubeProxyVersionFromObjects(out), {major: 1, minor: 30})
+    assert.deepEqual(kubeProxyVersionFromObjects(out), {major: 1, minor: 30, patch: 2})
   })
 
   it('names the file, the object and the field, with the line for YAML', () => {
