@@ -367,6 +367,27 @@ export function kubeletSetting(cfg: KubeletConfig, path: string): {value: JsonVa
   return origin ? {value, origin} : {value}
 }
 
+/** The kubelet's default `--cert-dir`. */
+export const KUBELET_DEFAULT_CERT_DIR = '/var/lib/kubelet/pki'
+
+/**
+ * Fields the kubelet fills in at start, after defaulting, and then serves on /configz, so that files compare with
+ * the running config like for like. With `serverTLSBootstrap` off and neither `tlsCertFile` nor
+ * `tlsPrivateKeyFile` set, the kubelet serves a self-signed certificate it keeps in `--cert-dir` as kubelet.crt and
+ * kubelet.key (cmd/kubelet/app/server.go, InitializeTLS; the same in every release since v1.10).
+ */
+export function applyKubeletStartFills(cfg: KubeletConfig, certDir: string = KUBELET_DEFAULT_CERT_DIR): KubeletConfig {
+  const unset = (p: string) => {
+    const v = getAt(cfg.values, p)
+    return v === undefined || v === null || v === ''
+  }
+  if (getAt(cfg.values, '/serverTLSBootstrap') === true || !unset('/tlsCertFile') || !unset('/tlsPrivateKeyFile')) return cfg
+  const dir = certDir.replace(/\/+$/, '') || '/'
+  const origin: Origin = {kind: 'default', detail: `filled in by the kubelet at start: its self-signed serving certificate in --cert-dir ${dir}`}
+  const join = (f: string) => (dir === '/' ? `/${f}` : `${dir}/${f}`)
+  return withKubeletSetting(withKubeletSetting(cfg, '/tlsCertFile', join('kubelet.crt'), origin), '/tlsPrivateKeyFile', join('kubelet.key'), origin)
+}
+
 /** Sets a value with its origin (used when flags override the file). Returns a new config. */
 export function withKubeletSetting(cfg: KubeletConfig, ptr: string, value: JsonValue, origin: Origin): KubeletConfig {
   const values = cloneJson(cfg.values)

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {
   applyKubeletDefaults,
+  applyKubeletStartFills,
   compareDropInNames,
   defaultEvictionHardFor,
   detectKubeletDocument,
@@ -119,7 +120,7 @@ describe('parseKubeletConfigz', () => {
     const cfg = parseKubeletConfig(readFixture(K + 'configz.json'), {source: 'configz.json'})
     assert.equal(cfg.format, 'configz')
     assert.deepEqual(cfg.issues, [])
-    assert.deepEqual(kubeletSetting(cfg, 'streamingConnectionIdleTimeout'), {value: '4h0m0s', origin: {kind: 'configz', source: 'configz.json', line: 43}})
+    assert.deepEqual(kubeletSetting(cfg, 'streamingConnectionIdleTimeout'), {value: '4h0m0s', origin: {kind: 'configz', source: 'configz.json', line: 45}})
     // Already defaulted by the kubelet: defaulting changes nothing.
     const d = applyKubeletDefaults(cfg)
     assert.deepEqual(d.values, cfg.values)
@@ -316,5 +317,24 @@ describe("kubeadm's kubelet-config ConfigMap", () => {
     assert.throws(() => parseKubeletConfig(text), (e: unknown) => e instanceof ParseError && /^data\.kubelet: malformed YAML/.test(e.message) && (e.line ?? 0) >= 8)
     const ok = parseKubeletConfig(text.replace('    x: [\n', ''), {source: 'cm.yaml'})
     assert.deepEqual(ok.issues.map((i) => [i.code, i.line]), [['wrong-type', 7]])
+  })
+})
+
+describe('applyKubeletStartFills (the kubelet fills these at start, so /configz shows them)', () => {
+  const base = () => parseKubeletConfig('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', {source: 'config.yaml'})
+  it('fills the self-signed serving certificate paths in --cert-dir when neither is set and serverTLSBootstrap is off', () => {
+    const filled = applyKubeletStartFills(base())
+    assert.equal(kubeletSetting(filled, 'tlsCertFile').value, '/var/lib/kubelet/pki/kubelet.crt')
+    assert.equal(kubeletSetting(filled, 'tlsPrivateKeyFile').value, '/var/lib/kubelet/pki/kubelet.key')
+    assert.match(kubeletSetting(filled, 'tlsCertFile').origin?.detail ?? '', /filled in by the kubelet at start/)
+    assert.equal(kubeletSetting(applyKubeletStartFills(base(), '/srv/pki/'), 'tlsPrivateKeyFile').value, '/srv/pki/kubelet.key')
+  })
+  it('leaves the config alone with serverTLSBootstrap on, or with either file set', () => {
+    const boot = parseKubeletConfig('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n', {source: 'c'})
+    assert.equal(kubeletSetting(applyKubeletStartFills(boot), 'tlsCertFile').value, undefined)
+    const one = parseKubeletConfig('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntlsCertFile: /x.crt\n', {source: 'c'})
+    const out = applyKubeletStartFills(one)
+    assert.equal(kubeletSetting(out, 'tlsCertFile').value, '/x.crt')
+    assert.equal(kubeletSetting(out, 'tlsPrivateKeyFile').value, undefined)
   })
 })

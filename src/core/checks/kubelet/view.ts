@@ -22,13 +22,14 @@ import {
 import {parseKubeadmFlagsEnv} from '../../parse/kubeadm-flags.js'
 import {
   applyKubeletDefaults,
+  applyKubeletStartFills,
   type KubeletConfig,
   kubeletFieldSpec,
   mergeKubeletConfigs,
   parseKubeletConfig,
   parseKubeletConfigz,
 } from '../../parse/kubelet-config.js'
-import {applyKubeletFlags, kubeletArgsFromEnvFiles, kubeletArgsFromUnit, type KubeletFlags, parseKubeletArgs, parseKubeletCommandLine} from '../../parse/kubelet-flags.js'
+import {applyKubeletFlags, kubeletArgsFromEnvFiles, kubeletArgsFromUnit, type KubeletFlag, type KubeletFlags, parseKubeletArgs, parseKubeletCommandLine} from '../../parse/kubelet-flags.js'
 import type {ArgToken} from '../../parse/pflag.js'
 import {parseSystemctlCat} from '../../parse/systemd-unit.js'
 import {factKey} from '../../facts/node-facts.js'
@@ -132,7 +133,10 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
   if (disk.ok && dropInIssues.length > 0) disk = {ok: true, value: {...disk.value, issues: [...disk.value.issues, ...dropInIssues]}}
 
   const flags = readFlags(node, version)
-  const next: KubeletView['next'] = !disk.ok ? disk : flags.ok ? {ok: true, value: applyKubeletFlags(disk.value, flags.value.flags)} : disk
+  // The kubelet's start-time fills come last: they depend on flags (--cert-dir) and on the merged config.
+  const next: KubeletView['next'] = !disk.ok
+    ? disk
+    : {ok: true, value: applyKubeletStartFills(flags.ok ? applyKubeletFlags(disk.value, flags.value.flags) : disk.value, flags.ok ? certDirOf(flags.value.flags) : undefined)}
 
   let running: KubeletView['running']
   const configz = cluster.configz[node.node]
@@ -164,6 +168,11 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
   if (minor !== undefined) view.minor = minor
   if (nodeObject) view.nodeObject = nodeObject
   return view
+}
+
+/** The last `--cert-dir` among the flags, if any. */
+function certDirOf(flags: readonly KubeletFlag[]): string | undefined {
+  return flags.filter((f) => f.name === 'cert-dir').at(-1)?.value
 }
 
 /** A file with nothing but comments and blank lines (the packages ship /etc/default/kubelet like that, or empty). */
