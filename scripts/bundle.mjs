@@ -4,7 +4,8 @@
 //
 //   release/kubectl-node-doctor/
 //     kubectl-node_doctor    the entry point kubectl runs (two lines: imports lib/run.js)
-//     lib/run.js             oclif's runner
+//     lib/run.js             the runner: answers --help/--version from the manifest (src/fast-start.ts), else
+//                            loads oclif (scripts/lib/release-oclif.ts, a chunk of its own)
 //     lib/help.js            the help class (exit codes under every --help)
 //     commands/**.js         one file per command: only the command being run is loaded
 //     lib/chunk-*.js         code shared between them (oclif, the renderers, the core), split by esbuild

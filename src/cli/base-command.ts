@@ -10,6 +10,7 @@ import {confirmer, machineOutput} from './confirm.js'
 import {commonFlags, fixFlags, kubeFlags, liveShowFlags, podRestartFlags, reportFlags, selectionFlags, transportFlags} from './flags.js'
 import type {Report, Severity} from '../core/model/report.js'
 import type {CheckSpec} from '../core/checks/types.js'
+import {configureLimits, limitsFromEnv} from '../core/limits/limits.js'
 import {InputProblem} from '../core/model/errors.js'
 import {NodeDoctorError, UsageError} from '../errors.js'
 import {ExitCode, exitCodeForReport} from '../exit-codes.js'
@@ -18,6 +19,12 @@ import {SHOW_FORMATS, type ShowFormat} from '../render/options.js'
 
 export abstract class BaseCommand extends Command {
   private parsedTokens: ParsedToken[] = []
+
+  /** Before any command runs: the limits on what is read come from NODE_DOCTOR_MAX_* (core reads no environment). */
+  protected override async init(): Promise<void> {
+    await super.init()
+    configureLimits(() => limitsFromEnv(process.env))
+  }
 
   /** oclif's parse, remembering what was parsed so commandLine() can rebuild it. */
   protected override async parse<F extends Record<string, unknown>, B extends Record<string, unknown>, A extends Record<string, unknown>>(options?: Input<F, B, A>, argv?: string[]): Promise<ParserOutput<F, B, A>> {

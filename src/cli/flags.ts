@@ -1,5 +1,6 @@
 // Flag groups shared by commands. kubectl-compatible names and meanings.
 import {Flags} from '@oclif/core'
+import {DEFAULT_POD_IMAGE, DEFAULT_POD_NAMESPACE} from '../core/model/managed-objects.js'
 import {AREAS, type Area, SEVERITIES} from '../core/model/report.js'
 import {UsageError} from '../errors.js'
 import {OUTPUT_FORMATS} from '../render/index.js'
@@ -95,15 +96,15 @@ export const transportFlags = {
     summary: 'DANGEROUS: do not verify node SSH host keys against known_hosts (allows man-in-the-middle).',
     helpGroup: 'NODE ACCESS',
   }),
-  // --via pod (src/transports/pod); defaults are DEFAULT_POD_IMAGE / DEFAULT_POD_NAMESPACE there, justified there.
+  // --via pod (src/transports/pod); the defaults are justified in core/model/managed-objects.ts.
   'pod-image': Flags.string({
     summary: 'Image of the debug pod for --via pod; needs nsenter, sh and sleep.',
-    default: 'registry.k8s.io/e2e-test-images/busybox:1.36.1-1',
+    default: DEFAULT_POD_IMAGE,
     helpGroup: 'NODE ACCESS',
   }),
   'pod-namespace': Flags.string({
     summary: 'Namespace of the debug pods (--via pod); Pod Security must allow privileged pods there.',
-    default: 'kube-system',
+    default: DEFAULT_POD_NAMESPACE,
     helpGroup: 'NODE ACCESS',
   }),
 }

@@ -2,14 +2,12 @@ import {Flags} from '@oclif/core'
 import type {LeftoverAgentRun} from '../app/agent-cleanup.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {commonFlags, kubeFlags} from '../cli/flags.js'
+// The pod transport's own selector and default namespace, from their one definition (the transport re-exports them):
+// the help states them without loading the transport (ssh2, @kubernetes/client-node).
+import {DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE} from '../core/model/managed-objects.js'
 import {ExitCode} from '../exit-codes.js'
 import {ClusterAccessError} from '../ports/cluster.js'
 import type {LeftoverPod} from '../transports/connect.js'
-
-// NOTE: the values of transports/pod/debug-pod.ts's DEBUG_POD_SELECTOR and DEFAULT_POD_NAMESPACE, restated here because
-// that module loads @kubernetes/client-node and the help must not; test/e2e/lazy-imports.test.ts checks they agree.
-const DEBUG_POD_SELECTOR = 'app.kubernetes.io/managed-by=node-doctor'
-const DEFAULT_POD_NAMESPACE = 'kube-system'
 
 export default class Cleanup extends BaseCommand {
   static override summary = 'Delete debug pods that --via pod runs, and agent namespaces that --in-cluster runs, left behind.'

@@ -3,6 +3,7 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 import type {PolicyChainRouting, ServiceAnalysis, ServiceFrontend, ServicePortRouting} from '../core/iptables/services.js'
 import type {IptablesDump} from '../core/parse/iptables-save.js'
+import {layoutColumns} from './layout.js'
 import type {ShowFormat} from './options.js'
 
 export type IptablesShowFormat = ShowFormat
@@ -16,28 +17,6 @@ export interface IptablesShowOptions {
 }
 
 const API_VERSION = 'node-doctor.io/v1alpha1'
-
-/** Visible width: ANSI colour codes take no room. */
-function width(s: string): number {
-  // eslint-disable-next-line no-control-regex
-  return s.includes('\u001b') ? s.replace(/\u001b\[[0-9;]*m/g, '').length : s.length
-}
-
-/**
- * A borderless table with multi-line cells, two spaces between columns. Linear in the number of rows (cli-table3
- * needs minutes for the 10,000 rows of a large node).
- */
-function layoutTable(head: string[], rows: string[][], c: ChalkInstance): string[] {
-  const cells = rows.map((r) => r.map((cell) => cell.split('\n')))
-  const widths = head.map((h, k) => cells.reduce((w, r) => (r[k] ?? []).reduce((m, line) => Math.max(m, width(line)), w), width(h)))
-  const pad = (text: string, k: number): string => text + ' '.repeat(Math.max(0, (widths[k] as number) - width(text)))
-  const out = [head.map((h, k) => pad(c.bold(h), k)).join('  ').trimEnd()]
-  for (const r of cells) {
-    const height = r.reduce((m, lines) => Math.max(m, lines.length), 1)
-    for (let l = 0; l < height; l++) out.push(r.map((lines, k) => pad(lines[l] ?? '', k)).join('  ').trimEnd())
-  }
-  return out
-}
 
 /** The whole output as one string (tests, small dumps). Use renderIptablesShowChunks for large dumps. */
 export function renderIptablesShow(dump: IptablesDump, analysis: ServiceAnalysis, format: IptablesShowFormat, options: IptablesShowOptions): string {
@@ -279,7 +258,10 @@ function renderTable(dump: IptablesDump, analysis: ServiceAnalysis, options: Ipt
       else eps = [c.yellow('none')]
       rows.push([name, sp.protocol ?? '?', fronts.join('\n'), eps.join('\n'), notes(sp, c).join('\n')])
     }
-    lines.push('', ...layoutTable(['SERVICE PORT', 'PROTO', 'FRONTENDS', 'ENDPOINTS (share of new connections)', 'NOTES'], rows, c))
+    // Linear in the rows (cli-table3 needs minutes for the 10,000 rows of a large node); the head is bold when coloured,
+    // its padding outside the bold.
+    const head = ['SERVICE PORT', 'PROTO', 'FRONTENDS', 'ENDPOINTS (share of new connections)', 'NOTES'].map((h) => c.bold(h))
+    lines.push('', ...layoutColumns(head, rows).map((l) => l.trimEnd()))
     const endpoints = ports.reduce((n, p) => n + (p.cluster?.endpoints.length ?? p.local?.endpoints.length ?? 0), 0)
     lines.push('', `${ports.length} service port${ports.length === 1 ? '' : 's'}, ${endpoints} endpoint${endpoints === 1 ? '' : 's'}.`)
   }

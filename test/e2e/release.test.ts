@@ -80,4 +80,16 @@ describe('krew release archive', {skip: kubectl ? undefined : 'kubectl is not in
     const bad = await runCli(['node-doctor', 'explain', 'NOPE-1'], {command: kubectl!, env: {PATH: binDir}, cwd: dir})
     assert.equal(bad.exitCode, 2)
   })
+
+  it('--help, --version and the bare command print what oclif prints (fast path vs oclif, forced by DEBUG)', async () => {
+    for (const args of [['--help'], ['--version'], []]) {
+      for (const env of [{}, {FORCE_COLOR: '1'}, {OCLIF_COLUMNS: '44'}]) {
+        const run = (extra: Record<string, string>) => runCli(['node-doctor', ...args], {command: kubectl!, env: {PATH: binDir, ...env, ...extra}, cwd: dir})
+        const [ours, theirs] = await Promise.all([run({}), run({DEBUG: 'node-doctor-release-test-matches-nothing'})])
+        assert.equal(theirs.exitCode, 0, theirs.stderr)
+        assert.equal(ours.exitCode, 0, ours.stderr)
+        assert.equal(ours.stdout, theirs.stdout, `${args.join(' ')} ${JSON.stringify(env)}`)
+      }
+    }
+  })
 })

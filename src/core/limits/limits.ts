@@ -2,7 +2,8 @@
 // memory the process has, so an endless or hostile input ends as a collection error (exit 3) or an input error
 // (exit 2) naming the limit, never as a heap out-of-memory. Configured by environment variables (documented in
 // README "Limits" and docs/limits.md); sizes accept a plain byte count or a binary suffix (K, Ki, KiB, M, Mi, MiB,
-// G, Gi, GiB).
+// G, Gi, GiB). Core reads no environment: the command layer (src/cli/base-command.ts) hands in where the limits
+// come from (configureLimits), and everything else sees the defaults.
 
 import {InputProblem} from '../model/errors.js'
 
@@ -62,8 +63,8 @@ export function parseSize(text: string): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined
 }
 
-/** The limits in force: the defaults, each overridden by its environment variable when that holds a valid size. */
-export function limitsFromEnv(env: Record<string, string | undefined> = process.env): Limits {
+/** The defaults, each overridden by its variable in `env` when that holds a valid size; LimitConfigError otherwise. */
+export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>): Limits {
   const out = {...DEFAULT_LIMITS}
   for (const key of Object.keys(LIMIT_ENV) as Array<keyof Limits>) {
     const raw = env[LIMIT_ENV[key]]
@@ -75,17 +76,28 @@ export function limitsFromEnv(env: Record<string, string | undefined> = process.
   return out
 }
 
+const defaults = (): Limits => ({...DEFAULT_LIMITS})
+let source: () => Limits = defaults
 let cached: Limits | undefined
 
-/** The process's limits (read from the environment once). */
+/**
+ * Where the process's limits come from (the CLI: its environment variables). Called before anything reads them;
+ * `from` runs once, at the first limits() call, so a bad variable fails only a run that reads something bounded.
+ */
+export function configureLimits(from: () => Limits): void {
+  source = from
+  cached = undefined
+}
+
+/** The process's limits: what configureLimits was given, else the defaults. */
 export function limits(): Limits {
-  cached ??= limitsFromEnv()
+  cached ??= source()
   return cached
 }
 
-/** For tests: forget the cached limits so the environment is read again. */
+/** For tests: back to the defaults. */
 export function resetLimits(): void {
-  cached = undefined
+  configureLimits(defaults)
 }
 
 /** A NODE_DOCTOR_MAX_* variable that is not a size: a usage error (exit 2) at the command layer. */

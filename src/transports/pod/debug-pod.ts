@@ -9,32 +9,16 @@ import {Capture, stderrCap} from '../capture.js'
 import {limits} from '../../core/limits/limits.js'
 import {Exec, type KubeConfig} from '@kubernetes/client-node'
 import type {KubeObject, Pod} from '../../core/model/k8s.js'
+import {DEFAULT_POD_IMAGE, DEFAULT_POD_NAMESPACE, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL} from '../../core/model/managed-objects.js'
 import {NodeDoctorError} from '../../errors.js'
 import {ExitCode} from '../../exit-codes.js'
 import {ClusterAccessError, type DebugPodApi} from '../../ports/cluster.js'
 import type {ExecOptions, ExecResult, NodeTransport} from '../../ports/node-transport.js'
 import {registerInterruptCleanup} from './interrupt.js'
 
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
-export const MANAGED_BY_VALUE = 'node-doctor'
-/** Which run created the pod: one id per process, shared by the pods of all its nodes. */
-export const RUN_LABEL = 'node-doctor.io/run'
-/** Selects every pod node-doctor ever created (what `cleanup` deletes). */
-export const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`
+// The labels, the selector `cleanup` uses and the defaults: core/model/managed-objects.ts (one definition).
+export {DEBUG_POD_SELECTOR, DEFAULT_POD_IMAGE, DEFAULT_POD_NAMESPACE, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL} from '../../core/model/managed-objects.js'
 export const DEBUG_CONTAINER = 'node-doctor'
-/**
- * NOTE: busybox brings nsenter, sh and sleep in about 2 MB. This is the copy Kubernetes' own e2e tests use: it
- * is on registry.k8s.io (no Docker Hub anonymous pull limit, mirrored by most providers). Air-gapped clusters
- * pass --pod-image with any image that has nsenter, sh and sleep.
- */
-export const DEFAULT_POD_IMAGE = 'registry.k8s.io/e2e-test-images/busybox:1.36.1-1'
-/**
- * NOTE: kube-system, because Pod Security admission must admit a privileged, host-namespace pod: kube-system
- * already runs kube-proxy and the CNI agents as such pods and is the namespace admission configurations exempt,
- * while `default` is often labelled baseline or restricted. Creating pods there takes the rights a root shell on
- * the node implies anyway.
- */
-export const DEFAULT_POD_NAMESPACE = 'kube-system'
 /** The pod's own bound: `sleep` and activeDeadlineSeconds, so a crashed node-doctor leaves no shell running longer. */
 export const DEFAULT_LIFETIME_SECONDS = 3600
 

@@ -50,13 +50,11 @@ describe('agent document and pod log bounds', () => {
       logs: {'kube-system/kube-proxy-1': `${line}\n${line}\n${line}\n`},
     })
     try {
-      process.env.NODE_DOCTOR_MAX_POD_LOG_BYTES = '1Mi'
-      const {resetLimits} = await import('../../../src/core/limits/limits.js')
-      resetLimits()
+      const {configureLimits, limitsFromEnv, resetLimits} = await import('../../../src/core/limits/limits.js')
+      configureLimits(() => limitsFromEnv({NODE_DOCTOR_MAX_POD_LOG_BYTES: '1Mi'}))
       const client = new KubeClusterClient(loadKubeConfig({kubeconfig: api.kubeconfigPath}, {}, tmp.path('home')))
       const text = await client.podLogTail('kube-system', 'kube-proxy-1', {tailLines: 100})
       assert.equal(text.length, MiB)
-      delete process.env.NODE_DOCTOR_MAX_POD_LOG_BYTES
       resetLimits()
     } finally {
       await api.close()

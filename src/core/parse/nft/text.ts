@@ -81,7 +81,7 @@ export function parseNftText(lines: InputLine[]): NftRuleset {
         continue
       }
       if (ELEMENTS_LINE_RE.test(t)) {
-        const scan = scanBraces(t, {depth: 0, inString: false, escaped: false})
+        const scan = scanBraces(t, NEW_SCAN)
         if (scan.depth === 0) set.elements = parseElements(t, line.n)
         else pendingElements = {parts: [t], start: line.n, scan}
         continue
@@ -305,8 +305,14 @@ interface BraceScan {
   escaped: boolean
 }
 
-/** Continues a brace count over `text` from `state` (strings and their escapes skipped). */
-function scanBraces(text: string, state: BraceScan): BraceScan {
+const NEW_SCAN: Readonly<BraceScan> = {depth: 0, inString: false, escaped: false}
+
+/**
+ * The one quote/brace walk of this parser: continues over `text` from `state`, skipping quoted strings (and their
+ * backslash escapes) and counting braces. With `stopAt`, it stops at the first index outside strings and braces
+ * where `text` continues with `stopAt` (`stoppedAt`, else -1).
+ */
+function scanBraces(text: string, state: Readonly<BraceScan>, stopAt?: string): BraceScan & {stoppedAt: number} {
   let {depth, inString, escaped} = state
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
@@ -317,42 +323,18 @@ function scanBraces(text: string, state: BraceScan): BraceScan {
     } else if (c === '"') inString = true
     else if (c === '{') depth++
     else if (c === '}') depth--
+    else if (stopAt !== undefined && depth === 0 && text.startsWith(stopAt, i)) return {depth, inString, escaped, stoppedAt: i}
   }
-  return {depth, inString, escaped}
+  return {depth, inString, escaped, stoppedAt: -1}
 }
 
 function braceBalance(text: string): number {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (inString) {
-      if (c === '\\') i++
-      else if (c === '"') inString = false
-    } else if (c === '"') inString = true
-    else if (c === '{') depth++
-    else if (c === '}') depth--
-  }
-  return depth
+  return scanBraces(text, NEW_SCAN).depth
 }
 
 /** Index of `needle` outside quotes and braces, or -1. */
 function topLevelIndexOf(text: string, needle: string): number {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (inString) {
-      if (c === '\\') i++
-      else if (c === '"') inString = false
-      continue
-    }
-    if (c === '"') inString = true
-    else if (c === '{') depth++
-    else if (c === '}') depth--
-    else if (depth === 0 && text.startsWith(needle, i)) return i
-  }
-  return -1
+  return scanBraces(text, NEW_SCAN, needle).stoppedAt
 }
 
 /** Splits on `sep` outside quotes and braces. */
