@@ -86,9 +86,10 @@ function versionNotes(base: ProxierOptions, nodePortAddresses: readonly string[]
   const v = base.version
   const layout = nftLayoutFor(v)
   const d = base.localDetector
-  if ((d.mode === 'BridgeInterface' || d.mode === 'InterfaceNamePrefix') && v.major === 1 && (v.minor === 33 || v.minor === 34)) {
-    const fixedIn = v.minor === 34 ? 'v1.34.2' : 'v1.33.6'
-    if (v.patch === undefined) {
+  if (d.mode === 'BridgeInterface' || d.mode === 'InterfaceNamePrefix') {
+    const backport = v.major === 1 && (v.minor === 33 || v.minor === 34)
+    const fixedIn = backport ? (v.minor === 34 ? 'v1.34.2' : 'v1.33.6') : 'v1.35.0'
+    if (backport && v.patch === undefined) {
       notes.push(`kube-proxy ${formatKubeProxyVersion(v)} without a patch level: assuming ${fixedIn} or later, which match the local interface with \`iifname\` (kubernetes#134024); earlier ${formatKubeProxyVersion(v)} patches write \`iif\` (give the full version to render those)`)
     } else if (!usesIifname(v)) {
       notes.push(`kube-proxy ${formatFullKubeProxyVersion(v)} matches the local interface with \`iif\` (kubernetes#134024, fixed in ${fixedIn})${d.mode === 'InterfaceNamePrefix' ? `: nft cannot load \`iif != ${d.prefix}*\`, so this kube-proxy's nftables sync fails and the node's table is likely empty or stale` : ''}`)
