@@ -93,7 +93,7 @@ describe('nftables proxier ⇄ real nft', {skip}, () => {
   })
 
   // v1.36+ (kubernetes#135800, #136499), expectations @edca5633 (README.md in the fixtures says which test).
-  for (const dir of ['upstream-overall-v1.36', 'upstream-bad-ips-v1.36']) {
+  for (const dir of ['upstream-overall-v1.36', 'upstream-bad-ips-v1.36', 'upstream-sync-startup-v1.36', 'upstream-sync-repeated-v1.36']) {
     it(`kube-proxy's ${dir} transaction, loaded into nft, diffs clean against our v1.36 render, and v1.37 differs exactly by the single-endpoint DNAT`, () => {
       loadUpstream(`proxier/nftables/${dir}/upstream-expected.nft`)
       const t = renderCase({dir, own: true, node: 'test-node', version: 'v1.36'})
