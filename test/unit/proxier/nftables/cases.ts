@@ -185,6 +185,12 @@ export const NFT_CASES: NftCase[] = [
       assert.ok(ext.includes('fib saddr type local meta mark set meta mark | 0x00004000 comment "masquerade local traffic"'))
     },
   },
+  {
+    dir: 'detect-local-interface-prefix',
+    version: 'v1.36',
+    golden: 'versions/detect-local-interface-prefix-v1.36.nft',
+    check: (t) => assert.match(rulesOf(t, 'services')[0]!, /^ip daddr @cluster-ips iifname != "\S+\*" meta mark set meta mark \| 0x00004000 comment /),
+  },
   // v1.37: single-endpoint DNAT, 128-byte comments, localhost NodePorts behind their gate.
   {
     dir: 'loadbalancer',

@@ -57,6 +57,18 @@ describe('nftables: iif → iifname by patch level (kubernetes#134024)', () => {
   })
 })
 
+describe('nftables v1.36', () => {
+  it('nftables.masqueradeAll: one services-chain rule without a source match (UNVERIFIED text), no per-service rule', () => {
+    const cfg = {mode: 'nftables', clusterCIDR: '10.0.0.0/8', nftables: {masqueradeAll: true}}
+    const t = render('clusterip', 'v1.36', cfg).table
+    const services = t.chains.find((c) => c.name === 'services')!.rules.map((r) => r.text)
+    assert.equal(services[0], 'ip daddr @cluster-ips meta mark set meta mark | 0x00004000 comment "masquerade clusterIP traffic from outside cluster"')
+    assert.ok(!allRules(t).some((r) => /daddr 172\.30\./.test(r)), 'no per-ClusterIP masquerade rule')
+    const v135 = render('clusterip', 'v1.35', cfg).table
+    assert.ok(allRules(v135).some((r) => /^ip daddr 172\.30\.0\.10 jump mark-for-masquerade$/.test(r)))
+  })
+})
+
 describe('nftables v1.37', () => {
   it('cuts element comments to 128 bytes; v1.36 writes them whole', () => {
     const full = 'loft-acme-platform-services-team-dev-v-shared-workloads-ns-001/my-api-svc-x-my-api-namespace-x-acme-shared-vcluster--a1b2c3d4e:http'
