@@ -119,7 +119,7 @@ type BaseDef = [string, NftBaseChain]
 const F = (hook: NftBaseChain['hook'], priority: number): NftBaseChain => ({type: 'filter', hook, priority})
 const NAT = (hook: NftBaseChain['hook'], priority: number): NftBaseChain => ({type: 'nat', hook, priority})
 
-const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {
+const BASE_CHAINS_UNTIL_V134: Record<'v1.29' | 'v1.31' | 'v1.34', BaseDef[]> = {
   'v1.29': [
     ['filter-prerouting', F('prerouting', -110)],
     ['filter-input', F('input', -110)],
@@ -139,8 +139,6 @@ const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {
     ['nat-output', NAT('output', -100)],
     ['nat-postrouting', NAT('postrouting', 100)],
   ],
-  'v1.36': [],
-  'v1.37': [],
   'v1.34': [
     ['filter-prerouting-pre-dnat', F('prerouting', -110)],
     ['filter-output-pre-dnat', F('output', -110)],
@@ -154,7 +152,7 @@ const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {
 }
 
 /** nftablesJumpChains: [destination, source base chain, match before the jump]. */
-const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {
+const JUMP_CHAINS_UNTIL_V134: Record<'v1.29' | 'v1.31' | 'v1.34', Array<[string, string, string]>> = {
   'v1.29': [
     [ENDPOINTS_CHECK, 'filter-input', 'ct state new'],
     [ENDPOINTS_CHECK, 'filter-forward', 'ct state new'],
@@ -178,8 +176,6 @@ const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {
     [CLUSTER_IPS_CHECK, 'filter-forward', 'ct state new'],
     [CLUSTER_IPS_CHECK, 'filter-output-post-dnat', 'ct state new'],
   ],
-  'v1.36': [],
-  'v1.37': [],
   'v1.34': [
     [NODEPORT_ENDPOINTS_CHECK, 'filter-input', 'ct state new'],
     [SERVICE_ENDPOINTS_CHECK, 'filter-input', 'ct state new'],
@@ -196,8 +192,8 @@ const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {
 }
 
 // The base and jump chains did not change after v1.34.
-BASE_CHAINS['v1.36'] = BASE_CHAINS['v1.37'] = BASE_CHAINS['v1.34']
-JUMP_CHAINS['v1.36'] = JUMP_CHAINS['v1.37'] = JUMP_CHAINS['v1.34']
+const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {...BASE_CHAINS_UNTIL_V134, 'v1.36': BASE_CHAINS_UNTIL_V134['v1.34'], 'v1.37': BASE_CHAINS_UNTIL_V134['v1.34']}
+const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {...JUMP_CHAINS_UNTIL_V134, 'v1.36': JUMP_CHAINS_UNTIL_V134['v1.34'], 'v1.37': JUMP_CHAINS_UNTIL_V134['v1.34']}
 
 /**
  * Whether this version's interface-based local detectors (BridgeInterface, InterfaceNamePrefix) match with `iifname`:
@@ -302,6 +298,8 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
   const hasClusterIPsSet = layout !== 'v1.29'
   // v1.36+: the masquerading rework (kubernetes#135800, #136499).
   const reworked = nftLayoutAtLeast(layout, 'v1.36')
+  // v1.34–v1.35: the per-service ClusterIP masquerade rule has no port match (kubernetes#131492).
+  const clusterIPRuleWithoutPort = nftLayoutAtLeast(layout, 'v1.34')
   const v137 = nftLayoutAtLeast(layout, 'v1.37')
   const masqStmt = `meta mark set meta mark | ${mark}`
   const masqVerdict = reworked ? masqStmt : `jump ${MARK_MASQ}`
@@ -495,7 +493,7 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
 
     // Internal traffic: masquerade off-cluster traffic to the ClusterIP (v1.34+: no port match, PR #131492).
     if (hasInternal && !reworked) {
-      const dst = layout === 'v1.34' ? `${ipX} daddr ${sp.clusterIP}` : `${ipX} daddr ${sp.clusterIP} ${proto} dport ${port}`
+      const dst = clusterIPRuleWithoutPort ? `${ipX} daddr ${sp.clusterIP}` : `${ipX} daddr ${sp.clusterIP} ${proto} dport ${port}`
       if (o.masqueradeAll) svcRule(internalChain, `${dst} jump ${MARK_MASQ}`)
       else if (detector) svcRule(internalChain, `${dst} ${detector.ifNotLocal} jump ${MARK_MASQ}`)
     }
