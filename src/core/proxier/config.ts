@@ -21,7 +21,37 @@ export interface KubeProxyVersion {
 
 /** The oldest and newest minors whose output this proxier reproduces (the newest is the newest layout known). */
 export const OLDEST_SUPPORTED_VERSION: KubeProxyVersion = {major: 1, minor: 28}
-export const NEWEST_SUPPORTED_VERSION: KubeProxyVersion = {major: 1, minor: 35}
+export const NEWEST_SUPPORTED_VERSION: KubeProxyVersion = {major: 1, minor: 37}
+
+/** The layout a version is rendered with, and whether the version is newer than the newest layout known. */
+export interface LayoutVersion {
+  /** The version whose rules are reproduced: `v` itself, or NEWEST_SUPPORTED_VERSION when `v` is newer. */
+  layout: KubeProxyVersion
+  /** `v` is newer than the newest layout known (a release or pre-release this proxier has not seen). */
+  clamped: boolean
+}
+
+/**
+ * The layout version for any kube-proxy version: newer than the newest known layout → the newest known one (its
+ * major.minor; the patch does not matter then), clamped. Older versions are returned as they are (the caller decides
+ * about versions before OLDEST_SUPPORTED_VERSION). Pure; never throws.
+ */
+export function layoutVersionFor(v: KubeProxyVersion): LayoutVersion {
+  const newest = NEWEST_SUPPORTED_VERSION
+  if (versionAtLeast(v, newest.major, newest.minor + 1)) return {layout: {major: newest.major, minor: newest.minor}, clamped: true}
+  return {layout: v, clamped: false}
+}
+
+/**
+ * The sentence every renderer prints when `v` is newer than the newest layout known, e.g. "kube-proxy
+ * v1.38.0-alpha.2 is newer than the newest layout known (v1.37): rendered with v1.37's rules"; undefined otherwise.
+ */
+export function layoutClampNote(v: KubeProxyVersion): string | undefined {
+  const {layout, clamped} = layoutVersionFor(v)
+  if (!clamped) return undefined
+  const newest = formatKubeProxyVersion(layout)
+  return `kube-proxy ${formatFullKubeProxyVersion(v)} is newer than the newest layout known (${newest}): rendered with ${newest}'s rules`
+}
 
 /**
  * Parses `v1.31`, `1.31`, `v1.31.2`, `v1.31.2-eks-1234`, `v1.33.4+k3s1`, `v1.38.0-alpha.2`; undefined when it is
@@ -87,11 +117,26 @@ export const FEATURE_GATE_DEFAULT_ON: Readonly<Record<string, KubeProxyVersion>>
   TopologyAwareHints: {major: 1, minor: 24},
 }
 
+/**
+ * Feature gates that change the rules but are off by default, with the release that introduced each: they are
+ * present (false) from that release and a configuration may turn them on; before it they do not exist.
+ */
+export const FEATURE_GATE_DEFAULT_OFF: Readonly<Record<string, KubeProxyVersion>> = {
+  // KEP-6032 localhost NodePorts in nftables mode (alpha, off, v1.37; kubernetes#138427; website feature-gate page
+  // KubeProxyNFTablesLocalhostNodePorts.md: `stage: alpha, defaultValue: false, fromVersion: "1.37"`).
+  KubeProxyNFTablesLocalhostNodePorts: {major: 1, minor: 37},
+}
+
 /** Effective feature gates: version defaults overridden by the configuration's `featureGates`. */
 export function featureGatesFor(version: KubeProxyVersion, overrides: Record<string, boolean> = {}): Record<string, boolean> {
   const gates: Record<string, boolean> = {}
   for (const [name, since] of Object.entries(FEATURE_GATE_DEFAULT_ON)) gates[name] = versionAtLeast(version, since.major, since.minor)
-  for (const [name, value] of Object.entries(overrides)) if (name in FEATURE_GATE_DEFAULT_ON) gates[name] = value
+  const offExists = (name: string) => {
+    const since = FEATURE_GATE_DEFAULT_OFF[name]
+    return since !== undefined && versionAtLeast(version, since.major, since.minor)
+  }
+  for (const name of Object.keys(FEATURE_GATE_DEFAULT_OFF)) if (offExists(name)) gates[name] = false
+  for (const [name, value] of Object.entries(overrides)) if (name in FEATURE_GATE_DEFAULT_ON || offExists(name)) gates[name] = value
   return gates
 }
 
@@ -288,16 +333,22 @@ export function proxierOptionsFromKubeProxyConfig(
   }
 }
 
-/** nodePortAddresses with `primary` expanded to the node IPs (/32, /128), as cmd/kube-proxy does (v1.29+). */
-function resolveNodePortAddresses(value: unknown, version: KubeProxyVersion, nodeIPs: Record<IpFamily, string>): string[] {
+/** The nodePortAddresses keywords (pkg/proxy/apis/config NodePortAddressesPrimary/Localhost/All). */
+export const NODE_PORT_ADDRESS_KEYWORDS = ['primary', 'localhost', 'all'] as const
+
+/**
+ * nodePortAddresses with the keywords resolved as cmd/kube-proxy does: `primary` → the node IPs (/32, /128; v1.29+,
+ * and before v1.37 only as the sole entry); from v1.37 (kubernetes#138427, KEP-6032) also `localhost` → 127.0.0.0/8
+ * and ::1/128, `all` → 0.0.0.0/0 and ::/0, combinable with each other and with CIDRs (in the order given).
+ */
+export function resolveNodePortAddresses(value: unknown, version: KubeProxyVersion, nodeIPs: Record<IpFamily, string>): string[] {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) fail('nodePortAddresses', 'expected a list of CIDRs')
   const list = value.map((v, i) => {
     if (typeof v !== 'string') fail(`nodePortAddresses[${i}]`, `expected a string, got ${JSON.stringify(v)}`)
     return v
   })
-  if (list.length === 1 && list[0] === 'primary') {
-    if (!versionAtLeast(version, 1, 29)) fail('nodePortAddresses', `'primary' needs kube-proxy v1.29 or newer`)
+  const primary = (): string[] => {
     const out: string[] = []
     const v4 = parseIPSloppy(nodeIPs.ipv4)
     const v6 = parseIPSloppy(nodeIPs.ipv6)
@@ -305,10 +356,24 @@ function resolveNodePortAddresses(value: unknown, version: KubeProxyVersion, nod
     if (v6 && nodeIPs.ipv6 !== '::1') out.push(`${v6.text}/128`)
     return out
   }
+  const keywords = versionAtLeast(version, 1, 37)
+  if (!keywords && list.length === 1 && list[0] === 'primary') {
+    if (!versionAtLeast(version, 1, 29)) fail('nodePortAddresses', `'primary' needs kube-proxy v1.29 or newer`)
+    return primary()
+  }
+  const out: string[] = []
   list.forEach((s, i) => {
-    if (!parseCIDRSloppy(s)) fail(`nodePortAddresses[${i}]`, `${JSON.stringify(s)} is not a CIDR${s === 'primary' ? " ('primary' must be the only entry)" : ''}`)
+    if (keywords && s === 'primary') out.push(...primary())
+    else if (keywords && s === 'localhost') out.push('127.0.0.0/8', '::1/128')
+    else if (keywords && s === 'all') out.push('0.0.0.0/0', '::/0')
+    else if (!parseCIDRSloppy(s)) {
+      const why = (NODE_PORT_ADDRESS_KEYWORDS as readonly string[]).includes(s)
+        ? ` (before kube-proxy v1.37 the only keyword is 'primary', and it must be the only entry)`
+        : ''
+      fail(`nodePortAddresses[${i}]`, `${JSON.stringify(s)} is not a CIDR${why}`)
+    } else out.push(s)
   })
-  return list
+  return out
 }
 
 /** server_linux.go getLocalDetectors: the detector for one family. */

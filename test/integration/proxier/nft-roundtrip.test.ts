@@ -72,11 +72,15 @@ describe('nftables proxier ⇄ real nft', {skip}, () => {
     }
   })
 
-  it("kube-proxy's TestOverallNFTablesRules transaction, loaded into nft, diffs clean against our render (v1.34, v1.35)", () => {
-    // The upstream dump is sorted, so chains are used before they are added: declare objects first, as nft needs.
-    const lines = readFixture('proxier/nftables/upstream-overall/upstream-expected.nft').split('\n')
+  // The upstream dump is sorted, so chains are used before they are added: declare objects first, as nft needs.
+  const loadUpstream = (fixture: string): void => {
+    const lines = readFixture(fixture).split('\n')
     const first = (re: RegExp) => lines.filter((l) => re.test(l))
-    load([...first(/^add table /), ...first(/^add (set|map) /), ...first(/^add chain /), ...lines.filter((l) => !/^add (table|set|map|chain) /.test(l))].join('\n'))
+    load([...first(/^add table /), ...first(/^add (set|map|counter) /), ...first(/^add chain /), ...lines.filter((l) => !/^add (table|set|map|counter|chain) /.test(l))].join('\n'))
+  }
+
+  it("kube-proxy's TestOverallNFTablesRules transaction, loaded into nft, diffs clean against our render (v1.34, v1.35)", () => {
+    loadUpstream('proxier/nftables/upstream-overall/upstream-expected.nft')
     for (const version of ['v1.34', 'v1.35']) {
       const t = renderCase({dir: 'upstream-overall', own: true, node: 'test-node', version})
       assert.deepEqual(diffNftables(t, findNftTable(listText(t), 'ip', 'kube-proxy')), [], `text, ${version}`)
@@ -87,4 +91,28 @@ describe('nftables proxier ⇄ real nft', {skip}, () => {
     const kinds = new Set(diffNftables(old, findNftTable(listText(old), 'ip', 'kube-proxy')).map((d) => d.kind))
     assert.ok(kinds.has('missing-chain') && kinds.has('stale-chain') && kinds.has('missing-rule'))
   })
+
+  // v1.36+ (kubernetes#135800, #136499), expectations @edca5633 (README.md in the fixtures says which test).
+  for (const dir of ['upstream-overall-v1.36', 'upstream-bad-ips-v1.36', 'upstream-sync-startup-v1.36', 'upstream-sync-repeated-v1.36']) {
+    it(`kube-proxy's ${dir} transaction, loaded into nft, diffs clean against our v1.36 render, and v1.37 differs exactly by the single-endpoint DNAT`, () => {
+      loadUpstream(`proxier/nftables/${dir}/upstream-expected.nft`)
+      const t = renderCase({dir, own: true, node: 'test-node', version: 'v1.36'})
+      assert.deepEqual(diffNftables(t, findNftTable(listText(t), 'ip', 'kube-proxy')), [], 'text, v1.36')
+      assert.deepEqual(diffNftables(t, findNftTable(listJson(), 'ip', 'kube-proxy')), [], 'json, v1.36')
+      // v1.37.0 shipped kubernetes#140723/#140960 after these expectations were written: services with one endpoint
+      // and no session affinity DNAT directly instead of through a one-entry numgen map. Nothing else differs.
+      const t37 = renderCase({dir, own: true, node: 'test-node', version: 'v1.37'})
+      const d = diffNftables(t37, findNftTable(listText(t37), 'ip', 'kube-proxy'))
+      const singles = t37.chains.filter((c) => c.rules.length === 1 && /^meta l4proto tcp dnat to [\d.]+:\d+$/.test(c.rules[0]!.text) && c.name.startsWith('service-'))
+      assert.ok(singles.length > 0)
+      assert.deepEqual(
+        d.map((x) => `${x.kind} ${'chain' in x ? x.chain : ''} ${'rule' in x ? x.rule : ''}`).sort(),
+        singles.flatMap((c) => {
+          const ep = /dnat to ([\d.]+):(\d+)$/.exec(c.rules[0]!.text)!
+          return [`missing-rule ${c.name} ${c.rules[0]!.text}`, `extra-rule ${c.name} meta l4proto tcp dnat ip to numgen random mod 1 map { 0 : ${ep[1]} . ${ep[2]} }`]
+        }).sort(),
+      )
+      assert.deepEqual(diffNftables(t37, findNftTable(listJson(), 'ip', 'kube-proxy')).length, d.length, 'json, v1.37')
+    })
+  }
 })

@@ -53,7 +53,7 @@ describe('proxy render', () => {
       [['--objects', NODES, '--node', 'node-z'], /node "node-z" is not in the objects\n {2}Known nodes: node-a, node-b, node-v6\./],
       [['--objects', bad, '--node', 'node-a'], /bad\.yaml:1: Service n\/x: spec\.ports\[0\]\.port: expected a port number, got "80"/],
       [['--objects', join(tmp, 'missing.yaml'), '--node', 'node-a'], /missing\.yaml does not exist/],
-      [['--objects', NODES, '--node', 'node-a', '--kube-proxy-version', 'v1.27'], /kube-proxy v1\.27 is not supported\n {2}Supported: v1\.28 to v1\.35\./],
+      [['--objects', NODES, '--node', 'node-a', '--kube-proxy-version', 'v1.27'], /kube-proxy v1\.27 is not supported\n {2}Supported: v1\.28 to v1\.37\./],
       [['--objects', NODES, '--node', 'node-a', '--kube-proxy-version', 'latest'], /--kube-proxy-version "latest" is not a version/],
       [['--objects', NODES, '--objects', objects('nodeport'), '--node', 'node-a', '--format', 'json'], /Expected --format=json to be one of: restore, save/],
     ]

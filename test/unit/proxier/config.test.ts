@@ -6,6 +6,9 @@ import {
   detectNodeIPs,
   featureGatesFor,
   formatMasqueradeMark,
+  layoutClampNote,
+  layoutVersionFor,
+  NEWEST_SUPPORTED_VERSION,
   parseKubeProxyVersion,
   formatFullKubeProxyVersion,
   proxierOptionsFromKubeProxyConfig,
@@ -111,13 +114,44 @@ describe('proxierOptionsFromKubeProxyConfig', () => {
     assert.throws(() => proxierOptionsFromKubeProxyConfig({nodePortAddresses: ['primary']}, node, {version: {major: 1, minor: 28}}), /v1\.29/)
   })
 
+  it('nodePortAddresses keywords: v1.37 combines primary, localhost and all with CIDRs; before, primary must be alone', () => {
+    const v = (minor: number) => ({version: {major: 1, minor}})
+    assert.deepEqual(proxierOptionsFromKubeProxyConfig({nodePortAddresses: ['primary', 'localhost']}, node, v(37)).nodePortAddresses, ['192.168.0.2/32', '2001:db8::2/128', '127.0.0.0/8', '::1/128'])
+    assert.deepEqual(proxierOptionsFromKubeProxyConfig({nodePortAddresses: ['10.0.0.0/8', 'all']}, node, v(37)).nodePortAddresses, ['10.0.0.0/8', '0.0.0.0/0', '::/0'])
+    assert.deepEqual(proxierOptionsFromKubeProxyConfig({nodePortAddresses: ['primary']}, node, v(37)).nodePortAddresses, ['192.168.0.2/32', '2001:db8::2/128'])
+    // A newer version than the newest layout keeps v1.37's keywords.
+    assert.deepEqual(proxierOptionsFromKubeProxyConfig({nodePortAddresses: ['localhost']}, node, v(38)).nodePortAddresses, ['127.0.0.0/8', '::1/128'])
+    for (const list of [['10.0.0.0/8', 'primary'], ['localhost'], ['primary', 'all']]) {
+      assert.throws(
+        () => proxierOptionsFromKubeProxyConfig({nodePortAddresses: list}, node, v(36)),
+        (err: unknown) => err instanceof ParseError && /is not a CIDR \(before kube-proxy v1\.37 the only keyword is 'primary', and it must be the only entry\)/.test(err.message),
+      )
+    }
+  })
+
+  it('layoutVersionFor clamps versions newer than the newest layout and says so', () => {
+    assert.deepEqual(NEWEST_SUPPORTED_VERSION, {major: 1, minor: 37})
+    assert.deepEqual(layoutVersionFor({major: 1, minor: 36, patch: 4}), {layout: {major: 1, minor: 36, patch: 4}, clamped: false})
+    assert.deepEqual(layoutVersionFor({major: 1, minor: 37}), {layout: {major: 1, minor: 37}, clamped: false})
+    assert.deepEqual(layoutVersionFor(parseKubeProxyVersion('v1.38.0-alpha.2')!), {layout: {major: 1, minor: 37}, clamped: true})
+    assert.deepEqual(layoutVersionFor({major: 2, minor: 0}), {layout: {major: 1, minor: 37}, clamped: true})
+    assert.deepEqual(layoutVersionFor({major: 1, minor: 20}), {layout: {major: 1, minor: 20}, clamped: false})
+    assert.equal(layoutClampNote(parseKubeProxyVersion('v1.38.0-alpha.2')!), "kube-proxy v1.38.0-alpha.2 is newer than the newest layout known (v1.37): rendered with v1.37's rules")
+    assert.equal(layoutClampNote({major: 1, minor: 37, patch: 2}), undefined)
+  })
+
+  it('KubeProxyNFTablesLocalhostNodePorts exists from v1.37, off unless the configuration turns it on', () => {
+    assert.equal(featureGatesFor({major: 1, minor: 37}).KubeProxyNFTablesLocalhostNodePorts, false)
+    assert.equal(featureGatesFor({major: 1, minor: 37}, {KubeProxyNFTablesLocalhostNodePorts: true}).KubeProxyNFTablesLocalhostNodePorts, true)
+    assert.equal('KubeProxyNFTablesLocalhostNodePorts' in featureGatesFor({major: 1, minor: 36}, {KubeProxyNFTablesLocalhostNodePorts: true}), false)
+  })
+
   it('names the field that is wrong', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{iptables: {masqueradeBit: 32}}, /iptables\.masqueradeBit: must be within \[0, 31\]/],
       [{iptables: {masqueradeAll: 'yes'}}, /iptables\.masqueradeAll: expected true or false/],
       [{detectLocalMode: 'Magic'}, /detectLocalMode: unknown mode "Magic"/],
       [{detectLocalMode: 'BridgeInterface'}, /detectLocal\.bridgeInterface: must be set/],
-      [{nodePortAddresses: ['10.0.0.0/8', 'primary']}, /nodePortAddresses\[1\]: "primary" is not a CIDR \('primary' must be the only entry\)/],
       [{featureGates: {LoadBalancerIPMode: 'on'}}, /featureGates\.LoadBalancerIPMode/],
     ]
     for (const [raw, re] of cases) {

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {readFixture} from '../../support/golden.js'
-import {featureGatesFor, type ProxierOptions} from '../../../src/core/proxier/config.js'
+import {featureGatesFor, parseKubeProxyVersion, type ProxierOptions} from '../../../src/core/proxier/config.js'
+import {serializeSave} from '../../../src/core/proxier/iptables/save.js'
 import {rulesByChain, restoreRuleLine} from '../../../src/core/proxier/iptables/ruleset.js'
 import {
   checkRuleJumps,
@@ -56,6 +57,30 @@ describe('kube-proxy whole-dump tests', () => {
       assert.deepEqual(checkRuleJumps(out.text), [])
     })
   }
+
+  // v1.36 and v1.37 changed no iptables rule (docs/research/kube-proxy-v1.36-v1.37.md §7: release notes of v1.36.0,
+  // v1.37.0-alpha.1 and v1.38.0-alpha.1, PR searches): the same upstream expectations hold for each of them.
+  for (const minor of [35, 36, 37]) {
+    it(`TestOverallIPTablesRules and TestBadIPs at v1.${minor}`, () => {
+      for (const fixture of ['upstream-overall', 'upstream-bad-ips']) {
+        const version = {major: 1, minor}
+        const out = generateFromFixture(`proxier/iptables/${fixture}/objects.yaml`, fakeProxierOptions('ipv4', {version, featureGates: featureGatesFor(version)}))
+        assert.equal(sortIPTablesRules(out.text), readFixture(`proxier/iptables/${fixture}/upstream-expected.txt`), fixture)
+        assert.equal(out.ruleset.version, `v1.${minor}`)
+        assert.equal(out.ruleset.layoutNote, undefined)
+      }
+    })
+  }
+
+  it('a version newer than the newest layout renders the v1.37 rules under a # line that says so', () => {
+    const opts = (version: ProxierOptions['version']) => fakeProxierOptions('ipv4', {version, featureGates: featureGatesFor(version)})
+    const v137 = generateFromFixture('proxier/iptables/upstream-overall/objects.yaml', opts({major: 1, minor: 37}))
+    const v138 = generateFromFixture('proxier/iptables/upstream-overall/objects.yaml', opts(parseKubeProxyVersion('v1.38.0-alpha.2')!))
+    const note = "# kube-proxy v1.38.0-alpha.2 is newer than the newest layout known (v1.37): rendered with v1.37's rules\n"
+    assert.equal(v138.text, note + v137.text)
+    assert.ok(serializeSave(v138.ruleset).startsWith(note))
+    assert.equal(serializeSave(v138.ruleset), note + serializeSave(v137.ruleset))
+  })
 
   it('TestSyncProxyRulesRepeated: -X lines come before the nodeports jump in the natural order', () => {
     const out = generateFromFixture('proxier/iptables/upstream-sync-repeated-final/objects.yaml', fakeProxierOptions('ipv4', {existingNatChains: ['KUBE-SVC-4SW47YFZTEDKD3PK', 'KUBE-SEP-AYCN5HPXMIRJNJXU']}))

@@ -261,6 +261,9 @@ function renderValue(v: Json, ctx: RenderCtx, depth: number, root: RenderCtx): s
     case 'set':
       if (!Array.isArray(b)) return renderValue(b, ctx, depth + 1, root)
       return `{ ${b.map((m) => (Array.isArray(m) && m.length === 2 ? `${renderValue(m[0], ctx, depth + 1, root)} : ${renderValue(m[1], {...ctx, hex: false}, depth + 1, root)}` : renderValue(m, ctx, depth + 1, root))).join(', ')} }`
+    case 'map':
+      // A map lookup as a value: `dnat ip to numgen random mod 2 map { 0 : 10.0.0.1 . 80, … }` (kube-proxy v1.36+).
+      return `${renderExpr(o.key, root, depth + 1)} map ${renderValue(o.data, ctx, depth + 1, root)}`
     case 'elem': {
       let s = renderValue(o.val, ctx, depth + 1, root)
       if (typeof o.timeout === 'number') s += ` timeout ${formatNftTime(o.timeout)}`

@@ -41,11 +41,15 @@ export function summarizeKubeProxyTable(table: NftTable): KubeProxyNftService[] 
     if (!m || m[1] !== 'service') continue
     const s = get(`${m[2]}-${m[3]}`, m[3]!)
     s.chain = c.name
+    const add = (ep: string | undefined) => {
+      if (ep !== undefined && !s.endpoints.includes(ep)) s.endpoints.push(ep)
+    }
     for (const r of c.rules) {
-      for (const t of r.text.matchAll(/(?:goto|jump) (endpoint-[^\s,}]+)/g)) {
-        const ep = endpointAddress(t[1]!)
-        if (ep !== undefined && !s.endpoints.includes(ep)) s.endpoints.push(ep)
-      }
+      for (const t of r.text.matchAll(/(?:goto|jump) (endpoint-[^\s,}]+)/g)) add(endpointAddress(t[1]!))
+      // kube-proxy v1.36+: the service chain DNATs itself, through a numgen map or (v1.37, one endpoint) directly.
+      const map = /\bdnat ip6? to numgen random mod \d+ map \{ (.*) \}$/.exec(r.text)
+      if (map) for (const m of map[1]!.matchAll(/\d+ : (\S+) \. (\d+)/g)) add(m[1]!.includes(':') ? `[${m[1]}]:${m[2]}` : `${m[1]}:${m[2]}`)
+      else add(/\bdnat (?:ip6? )?to (\S+)$/.exec(r.text)?.[1])
     }
   }
   const targetOf = (el: NftElement): RegExpExecArray | null => {

@@ -1,12 +1,14 @@
 // The embedded kube-proxy iptables proxier: Services + EndpointSlices + ProxierOptions → the restore input of a
-// full sync. Mirrors pkg/proxy/iptables/proxier.go syncProxyRules (v1.28–v1.35; version differences noted inline).
+// full sync. Mirrors pkg/proxy/iptables/proxier.go syncProxyRules (v1.28–v1.37; version differences noted inline;
+// v1.36 and v1.37 changed no iptables rule: docs/research/kube-proxy-v1.36-v1.37.md §7, and newer versions render
+// with the v1.37 rules and a `#` line saying so).
 //
 // kube-proxy iterates service ports in Go map order (random on every sync); we emit them sorted by service-port
 // name, then protocol. Other Go-map orders are sorted too: node IPs of nodePortAddresses, the reachable endpoints
 // in the union case, and stale chain deletions. Only rule order *across* services and in those places differs from
 // a real node; the order within every per-service chain is kube-proxy's.
 import type {EndpointSlice, Service} from '../../model/k8s.js'
-import {type ProxierOptions, formatKubeProxyVersion, formatMasqueradeMark, versionAtLeast} from '../config.js'
+import {type ProxierOptions, formatKubeProxyVersion, formatMasqueradeMark, layoutClampNote, versionAtLeast} from '../config.js'
 import {type EndpointInfo, buildEndpointsMap} from '../endpoints.js'
 import {type IpFamily, type ParsedCIDR, cidrContains, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../../net/ip.js'
 import {type ServicePortInfo, buildServicePorts, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints} from '../service-ports.js'
@@ -337,6 +339,8 @@ export function generateIptablesRestore(input: IptablesInput): IptablesOutput {
     localhostNodePorts,
     tables: [filter.table, nat.table],
   }
+  const note = layoutClampNote(v)
+  if (note !== undefined) ruleset.layoutNote = note
   return restoreOutput(ruleset)
 }
 

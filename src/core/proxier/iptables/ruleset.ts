@@ -42,6 +42,11 @@ export interface IptablesRuleset {
   localhostNodePorts: boolean
   /** Always filter then nat, as kube-proxy writes them. */
   tables: [IptablesTable, IptablesTable]
+  /**
+   * Set when the kube-proxy version is newer than the newest layout known (config.ts layoutClampNote): the text
+   * outputs start with it as a `#` line, which iptables-restore ignores.
+   */
+  layoutNote?: string
 }
 
 /** The table of that name in a ruleset. */
@@ -78,7 +83,7 @@ export function restoreRuleLine(rule: IptablesRule): string {
 
 /** The exact iptables-restore input: byte-for-byte what kube-proxy pipes to iptables-restore for a full sync. */
 export function serializeRestore(ruleset: IptablesRuleset): string {
-  const lines: string[] = []
+  const lines: string[] = ruleset.layoutNote !== undefined ? [`# ${ruleset.layoutNote}`] : []
   for (const table of ruleset.tables) {
     lines.push(`*${table.name}`)
     for (const c of table.chains) lines.push(`:${c} - [0:0]`)

@@ -87,7 +87,7 @@ export function savedState(ruleset: IptablesRuleset, jumps: readonly BuiltinJump
 /** The whole expected state as `iptables-save` text (see the layout notes at the top of this file). */
 export function serializeSave(ruleset: IptablesRuleset, jumps: readonly BuiltinJump[] = builtinJumps()): string {
   // One string per line, joined once (measured faster than per-line templates ending in \n, or finer pieces).
-  const lines: string[] = []
+  const lines: string[] = ruleset.layoutNote !== undefined ? [`# ${ruleset.layoutNote}`] : []
   for (const [tableName, table] of savedState(ruleset, jumps)) {
     lines.push(`*${tableName}`)
     const builtins = new Set(BUILTIN_CHAINS[tableName])

@@ -3,11 +3,19 @@
 //   v1.29–v1.30 (alpha): one `endpoints-check` chain, filter chains at priority -110, no cluster-ips set;
 //   v1.31–v1.33: service-/nodeport-endpoints-check, cluster-ips-check (+ the ServiceCIDR drop), filter-output-post-dnat;
 //   v1.34–v1.35: filter-prerouting-pre-dnat / filter-output-pre-dnat at -110 and the other filter chains at 0
-//     (kubernetes PR #132456), the ClusterIP masquerade rule without the port match (PR #131492).
+//     (kubernetes PR #132456), the ClusterIP masquerade rule without the port match (PR #131492);
+//   v1.36: the masquerading rework (kubernetes#135800, #136499): no mark-for-masquerade chain (the mark is set
+//     inline), a 2-rule masquerading chain, a hairpin-connections set of local endpoints, one ClusterIP masquerade
+//     rule in `services`, and services without ClientIP affinity DNAT through a numgen map (no endpoint chains);
+//   v1.37: element comments cut to 128 bytes (#139516), single-endpoint services DNAT directly (#140723, #140960),
+//     and the localhost-NodePort objects of KEP-6032 when its gate is on (#138427).
+// Source for v1.36/v1.37: kubernetes/kubernetes pkg/proxy/nftables/proxier_test.go @edca5633 and @5e7a140d
+// (TestOverallNFTablesRules, TestBadIPs, TestSyncProxyRulesRepeated, TestLocalhostNodePortReject), see
+// docs/research/kube-proxy-v1.36-v1.37.md.
 // Rule text is what `nft list` prints (marks as 0x%08x, `meta mark`, one-element sets without braces), so the
 // rendered table diffs clean against a real listing. Services are sorted by service-port name (kube-proxy: map order).
 import type {EndpointSlice, Service} from '../../model/k8s.js'
-import {type KubeProxyVersion, type LocalDetector, formatKubeProxyVersion, versionAtLeast} from '../config.js'
+import {type KubeProxyVersion, type LocalDetector, formatKubeProxyVersion, layoutClampNote, versionAtLeast} from '../config.js'
 import {type EndpointInfo, buildEndpointsMap} from '../endpoints.js'
 import {type IpFamily, type ParsedCIDR, cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy} from '../../net/ip.js'
 import {nodePortAddressesFor} from '../iptables/generate.js'
@@ -23,7 +31,17 @@ import {
   endpointChainNameBase,
   servicePortChainNameBase,
 } from './names.js'
-import type {NftBaseChain, NftExpectedChain, NftExpectedElement, NftExpectedSet, NftExpectedTable, NftLayout, NftProxyFamily} from './table.js'
+import {
+  type NftBaseChain,
+  type NftExpectedChain,
+  type NftExpectedCounter,
+  type NftExpectedElement,
+  type NftExpectedSet,
+  type NftExpectedTable,
+  type NftLayout,
+  type NftProxyFamily,
+  nftLayoutAtLeast,
+} from './table.js'
 
 /** Everything besides Services and EndpointSlices that changes the nftables output, for one IP family. */
 export interface NftablesOptions {
@@ -45,6 +63,11 @@ export interface NftablesOptions {
   featureGates: Record<string, boolean>
   /** Service CIDRs from ServiceCIDR objects (any family); empty: no drop rule for unallocated ClusterIPs. */
   serviceCIDRs: string[]
+  /**
+   * Whether the interface-based local detectors match with `iifname` (kubernetes#134024) rather than `iif`; default
+   * from the version (see usesIifname).
+   */
+  iifname?: boolean
 }
 
 export interface NftablesInput {
@@ -56,8 +79,10 @@ export interface NftablesInput {
 /** The first kube-proxy minor with nftables mode (alpha, gate NFTablesProxyMode). */
 export const NFTABLES_FIRST_VERSION: KubeProxyVersion = {major: 1, minor: 29}
 
-/** The table layout `version` programs, or undefined before nftables mode existed. */
+/** The table layout `version` programs, or undefined before nftables mode existed (newer versions: the newest). */
 export function nftLayoutFor(version: KubeProxyVersion): NftLayout | undefined {
+  if (versionAtLeast(version, 1, 37)) return 'v1.37'
+  if (versionAtLeast(version, 1, 36)) return 'v1.36'
   if (versionAtLeast(version, 1, 34)) return 'v1.34'
   if (versionAtLeast(version, 1, 31)) return 'v1.31'
   if (versionAtLeast(version, 1, 29)) return 'v1.29'
@@ -81,6 +106,12 @@ const SERVICE_NODEPORTS = 'service-nodeports'
 const FIREWALL_IPS = 'firewall-ips'
 const NO_ENDPOINT_SERVICES = 'no-endpoint-services'
 const NO_ENDPOINT_NODEPORTS = 'no-endpoint-nodeports'
+const HAIRPIN_CONNECTIONS = 'hairpin-connections'
+const LOCALHOST_NODEPORT_REJECT = 'localhost-nodeport-reject'
+const LOCALHOST_NODEPORT_REJECT_PORTS = 'localhost-nodeport-reject-ports'
+const LOCALHOST_NODEPORT_REJECTED = 'localhost-nodeport-rejected'
+/** knftables.CommentLengthMax: v1.37 cuts element comments to it (truncateNFTablesComment, kubernetes#139516). */
+export const NFT_COMMENT_LENGTH_MAX = 128
 /** The kernel's default size of a dynamic set, which nft lists. */
 const DYNAMIC_SET_SIZE = 65535
 
@@ -88,7 +119,7 @@ type BaseDef = [string, NftBaseChain]
 const F = (hook: NftBaseChain['hook'], priority: number): NftBaseChain => ({type: 'filter', hook, priority})
 const NAT = (hook: NftBaseChain['hook'], priority: number): NftBaseChain => ({type: 'nat', hook, priority})
 
-const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {
+const BASE_CHAINS_UNTIL_V134: Record<'v1.29' | 'v1.31' | 'v1.34', BaseDef[]> = {
   'v1.29': [
     ['filter-prerouting', F('prerouting', -110)],
     ['filter-input', F('input', -110)],
@@ -121,7 +152,7 @@ const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {
 }
 
 /** nftablesJumpChains: [destination, source base chain, match before the jump]. */
-const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {
+const JUMP_CHAINS_UNTIL_V134: Record<'v1.29' | 'v1.31' | 'v1.34', Array<[string, string, string]>> = {
   'v1.29': [
     [ENDPOINTS_CHECK, 'filter-input', 'ct state new'],
     [ENDPOINTS_CHECK, 'filter-forward', 'ct state new'],
@@ -160,21 +191,65 @@ const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {
   ],
 }
 
+// The base and jump chains did not change after v1.34.
+const BASE_CHAINS: Record<NftLayout, BaseDef[]> = {...BASE_CHAINS_UNTIL_V134, 'v1.36': BASE_CHAINS_UNTIL_V134['v1.34'], 'v1.37': BASE_CHAINS_UNTIL_V134['v1.34']}
+const JUMP_CHAINS: Record<NftLayout, Array<[string, string, string]>> = {...JUMP_CHAINS_UNTIL_V134, 'v1.36': JUMP_CHAINS_UNTIL_V134['v1.34'], 'v1.37': JUMP_CHAINS_UNTIL_V134['v1.34']}
+
+/**
+ * Whether this version's interface-based local detectors (BridgeInterface, InterfaceNamePrefix) match with `iifname`:
+ * kubernetes#134024 replaced `iif` (an ifindex match, which nft cannot load for a `prefix*` pattern, so the sync
+ * fails) in v1.35.0, backported to v1.34.2 (#134118) and v1.33.6 (#134099); v1.29–v1.32 never got it.
+ * An unknown patch (`v1.34`) counts as fixed: the fix has been out for a year, most v1.33/v1.34 nodes run a later
+ * patch, and assuming `iif` would turn every such node into a false alarm. The render notes say so.
+ */
+export function usesIifname(v: KubeProxyVersion): boolean {
+  if (versionAtLeast(v, 1, 35)) return true
+  if (v.major !== 1 || (v.minor !== 33 && v.minor !== 34)) return false
+  if (v.patch === undefined) return true
+  return v.patch >= (v.minor === 34 ? 2 : 6)
+}
+
+/**
+ * A comment as v1.37's truncateNFTablesComment leaves it: at most 128 bytes (Go slices bytes; a cut UTF-8 sequence
+ * is dropped here, which names in Kubernetes, being ASCII, never hit).
+ */
+export function truncateNftComment(comment: string): string {
+  const bytes = new TextEncoder().encode(comment)
+  if (bytes.length <= NFT_COMMENT_LENGTH_MAX) return comment
+  return new TextDecoder().decode(bytes.slice(0, NFT_COMMENT_LENGTH_MAX)).replace(/\uFFFD+$/, '')
+}
+
+/**
+ * The DNAT of a single-endpoint service without session affinity in v1.37 (kubernetes#140723, fixed for IPv6 by
+ * #140960), as nft lists it. UNVERIFIED: the post-#140960 rule text is not in any stored source. #140723 wrote
+ * `dnat ip addr . port to IP . PORT` (nft 1.0.6 lists the IPv4 form as `dnat to IP:PORT`; the IPv6 form crashed nft),
+ * and the fix most likely returned to the classic `dnat to IP:PORT` / `dnat to [IP6]:PORT`, which is what this
+ * renders. Change it here if a real v1.37 node shows otherwise.
+ */
+export function singleEndpointDnat(proto: string, ep: EndpointInfo): string {
+  return `meta l4proto ${proto} dnat to ${ep.endpoint}`
+}
+
+/** True when the direct single-endpoint DNAT text above is an unverified guess (for the render notes). */
+export const SINGLE_ENDPOINT_DNAT_UNVERIFIED = true
+
 /** `%#08x` as nft prints a mark: 0x and eight hex digits. */
 function nftMark(bit: number): string {
   return `0x${(2 ** bit).toString(16).padStart(8, '0')}`
 }
 
 /** The detector's nft matches (IfLocalNFT / IfNotLocalNFT), or undefined for the no-op detector. */
-function localDetectorNft(d: LocalDetector, ipX: string): {ifLocal: string; ifNotLocal: string} | undefined {
+function localDetectorNft(d: LocalDetector, ipX: string, iifname: boolean): {ifLocal: string; ifNotLocal: string} | undefined {
+  // Before kubernetes#134024: `iif NAME` (nft resolves the name to an index when loading, and lists it quoted).
+  const meta = iifname ? 'iifname' : 'iif'
   switch (d.mode) {
     case 'ClusterCIDR':
     case 'NodeCIDR':
       return {ifLocal: `${ipX} saddr ${d.cidr}`, ifNotLocal: `${ipX} saddr != ${d.cidr}`}
     case 'BridgeInterface':
-      return {ifLocal: `iifname "${d.interfaceName}"`, ifNotLocal: `iifname != "${d.interfaceName}"`}
+      return {ifLocal: `${meta} "${d.interfaceName}"`, ifNotLocal: `${meta} != "${d.interfaceName}"`}
     case 'InterfaceNamePrefix':
-      return {ifLocal: `iifname "${d.prefix}*"`, ifNotLocal: `iifname != "${d.prefix}*"`}
+      return {ifLocal: `${meta} "${d.prefix}*"`, ifNotLocal: `${meta} != "${d.prefix}*"`}
     case 'NoOp':
       return undefined
   }
@@ -218,9 +293,20 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
   const noLocalhost = isIPv6 ? 'ip6 daddr != ::1' : 'ip daddr != 127.0.0.0/8'
   const mark = nftMark(o.masqueradeBit)
   const npa = nodePortAddressesFor(o.family, o.nodePortAddresses)
-  const detector = localDetectorNft(o.localDetector, ipX)
+  const detector = localDetectorNft(o.localDetector, ipX, o.iifname ?? usesIifname(o.version))
   const nodeIP = parseIPSloppy(o.nodeIP)
   const hasClusterIPsSet = layout !== 'v1.29'
+  // v1.36+: the masquerading rework (kubernetes#135800, #136499).
+  const reworked = nftLayoutAtLeast(layout, 'v1.36')
+  // v1.34–v1.35: the per-service ClusterIP masquerade rule has no port match (kubernetes#131492).
+  const clusterIPRuleWithoutPort = nftLayoutAtLeast(layout, 'v1.34')
+  const v137 = nftLayoutAtLeast(layout, 'v1.37')
+  const masqStmt = `meta mark set meta mark | ${mark}`
+  const masqVerdict = reworked ? masqStmt : `jump ${MARK_MASQ}`
+  const elementComment = (c: string) => (v137 ? truncateNftComment(c) : c)
+  const localhostProxy = v137 && o.featureGates.KubeProxyNFTablesLocalhostNodePorts === true && hasExplicitLoopback(o.nodePortAddresses, o.family)
+  const counters: NftExpectedCounter[] = []
+  const hairpinKeys = new Set<string>()
 
   const sets = new Map<string, NftExpectedSet>()
   const chains = new Map<string, NftExpectedChain>()
@@ -250,11 +336,18 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
   chain(SERVICES)
   if (hasClusterIPsSet) chain(CLUSTER_IPS_CHECK)
   chain(MASQUERADING)
-  chain(MARK_MASQ)
-  rule(MARK_MASQ, `meta mark set meta mark | ${mark}`)
-  rule(MASQUERADING, `meta mark & ${mark} == 0x00000000 return`)
-  rule(MASQUERADING, `meta mark set meta mark ^ ${mark}`)
-  rule(MASQUERADING, 'masquerade fully-random')
+  if (!reworked) {
+    chain(MARK_MASQ)
+    rule(MARK_MASQ, masqStmt)
+    rule(MASQUERADING, `meta mark & ${mark} == 0x00000000 return`)
+    rule(MASQUERADING, `meta mark set meta mark ^ ${mark}`)
+    rule(MASQUERADING, 'masquerade fully-random')
+  } else {
+    // Clear the mark and masquerade in one rule; hairpin connections (a local endpoint reaching itself through the
+    // service) are matched by the set instead of a mark set in each endpoint chain.
+    rule(MASQUERADING, `meta mark & ${mark} != 0x00000000 meta mark set meta mark ^ ${mark} masquerade fully-random`)
+    rule(MASQUERADING, `ct status dnat ${ipX} saddr . ${ipX} daddr . meta l4proto . th dport @${HAIRPIN_CONNECTIONS} masquerade fully-random`)
+  }
 
   if (hasClusterIPsSet) {
     set({kind: 'set', name: CLUSTER_IPS, type: addrType, comment: 'Active ClusterIPs'})
@@ -270,6 +363,7 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
       element(NODEPORT_IPS, {key: ip.text})
     }
   }
+  if (reworked) set({kind: 'set', name: HAIRPIN_CONNECTIONS, type: `${addrType} . ${addrType} . inet_proto . inet_service`, comment: 'service hairpin connections'})
 
   set({kind: 'map', name: NO_ENDPOINT_SERVICES, type: `${addrType} . inet_proto . inet_service`, comment: 'vmap to drop or reject packets to services with no endpoints'})
   set({kind: 'map', name: NO_ENDPOINT_NODEPORTS, type: 'inet_proto . inet_service', comment: 'vmap to drop or reject packets to service nodeports with no endpoints'})
@@ -283,12 +377,29 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
     rule(SERVICE_ENDPOINTS_CHECK, `${ipX} daddr . meta l4proto . th dport vmap @${NO_ENDPOINT_SERVICES}`)
     rule(NODEPORT_ENDPOINTS_CHECK, `${nodePortMatch ?? noLocalhost} meta l4proto . th dport vmap @${NO_ENDPOINT_NODEPORTS}`)
   }
+  if (localhostProxy) {
+    // KEP-6032 (v1.37, gate KubeProxyNFTablesLocalhostNodePorts): TCP NodePorts on loopback are served by a
+    // userspace proxy in kube-proxy; other protocols are rejected and counted. Rule and element text from
+    // TestLocalhostNodePortReject @5e7a140d; the map's declaration (no comment here), the IPv6 match (::1) and the
+    // rule's place after the no-endpoint-nodeports rule are UNVERIFIED.
+    counters.push({name: LOCALHOST_NODEPORT_REJECTED})
+    set({kind: 'map', name: LOCALHOST_NODEPORT_REJECT_PORTS, type: 'inet_proto . inet_service'})
+    rule(LOCALHOST_NODEPORT_REJECT, `counter name "${LOCALHOST_NODEPORT_REJECTED}" reject`)
+    rule(NODEPORT_ENDPOINTS_CHECK, `${ipX} daddr ${isIPv6 ? '::1' : '127.0.0.0/8'} meta l4proto . th dport vmap @${LOCALHOST_NODEPORT_REJECT_PORTS}`)
+  }
 
   set({kind: 'map', name: FIREWALL_IPS, type: `${addrType} . inet_proto . inet_service`, comment: 'destinations that are subject to LoadBalancerSourceRanges'})
   rule(FIREWALL_CHECK, `${ipX} daddr . meta l4proto . th dport vmap @${FIREWALL_IPS}`)
 
   set({kind: 'map', name: SERVICE_IPS, type: `${addrType} . inet_proto . inet_service`, comment: 'ClusterIP, ExternalIP and LoadBalancer IP traffic'})
   set({kind: 'map', name: SERVICE_NODEPORTS, type: 'inet_proto . inet_service', comment: 'NodePort traffic'})
+  if (reworked) {
+    // One rule for every ClusterIP instead of one per service chain. With masqueradeAll the rule has no source
+    // match; its comment is then UNVERIFIED (assumed unchanged).
+    const comment = 'comment "masquerade clusterIP traffic from outside cluster"'
+    if (o.masqueradeAll) rule(SERVICES, `${ipX} daddr @${CLUSTER_IPS} ${masqStmt} ${comment}`)
+    else if (detector) rule(SERVICES, `${ipX} daddr @${CLUSTER_IPS} ${detector.ifNotLocal} ${masqStmt} ${comment}`)
+  }
   rule(SERVICES, `${ipX} daddr . meta l4proto . th dport vmap @${SERVICE_IPS}`)
   rule(SERVICES, `${nodePortMatch ?? `fib daddr type local ${noLocalhost}`} meta l4proto . th dport vmap @${SERVICE_NODEPORTS}`)
 
@@ -323,7 +434,9 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
     const svcChain = (c: string) => chain(c, spn)
     const svcElement = (setName: string, e: Omit<NftExpectedElement, 'servicePort'>) => element(setName, {...e, servicePort: spn})
 
-    for (const ep of allReachableEndpoints) svcChain(epName(ep).chain)
+    // v1.36+: endpoint chains only where ClientIP affinity needs them (the `update @affinity-…` rule).
+    const usesEndpointChains = !reworked || sp.sessionAffinityClientIP
+    if (usesEndpointChains) for (const ep of allReachableEndpoints) svcChain(epName(ep).chain)
     const usesClusterPolicyChain = clusterEndpoints.length > 0 && usesClusterEndpoints(sp)
     if (usesClusterPolicyChain) svcChain(clusterChain)
     const usesLocalPolicyChain = localEndpoints.length > 0 && usesLocalEndpoints(sp)
@@ -356,11 +469,11 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
 
     if (hasClusterIPsSet) svcElement(CLUSTER_IPS, {key: sp.clusterIP})
     if (hasInternal) svcElement(SERVICE_IPS, {key: key(sp.clusterIP), value: `goto ${internalChain}`})
-    else svcElement(NO_ENDPOINT_SERVICES, {key: key(sp.clusterIP), value: internalVerdict, comment: spn})
+    else svcElement(NO_ENDPOINT_SERVICES, {key: key(sp.clusterIP), value: internalVerdict, comment: elementComment(spn)})
 
     for (const eip of sp.externalIPs) {
       if (hasEndpoints) svcElement(SERVICE_IPS, {key: key(eip), value: `goto ${externalChain}`})
-      if (!hasExternal) svcElement(NO_ENDPOINT_SERVICES, {key: key(eip), value: externalVerdict, comment: spn})
+      if (!hasExternal) svcElement(NO_ENDPOINT_SERVICES, {key: key(eip), value: externalVerdict, comment: elementComment(spn)})
     }
 
     const usesFWChain = sp.loadBalancerVIPs.length > 0 && sp.loadBalancerSourceRanges.length > 0
@@ -369,27 +482,28 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
       if (hasEndpoints) svcElement(SERVICE_IPS, {key: key(lbip), value: `goto ${externalChain}`})
       if (usesFWChain) svcElement(FIREWALL_IPS, {key: key(lbip), value: `goto ${fwChain}`, ...(layout === 'v1.29' ? {comment: spn} : {})})
     }
-    if (!hasExternal) for (const lbip of sp.loadBalancerVIPs) svcElement(NO_ENDPOINT_SERVICES, {key: key(lbip), value: externalVerdict, comment: spn})
+    if (!hasExternal) for (const lbip of sp.loadBalancerVIPs) svcElement(NO_ENDPOINT_SERVICES, {key: key(lbip), value: externalVerdict, comment: elementComment(spn)})
 
     if (sp.nodePort !== 0) {
       const npKey = `${proto} . ${sp.nodePort}`
       if (hasEndpoints) svcElement(SERVICE_NODEPORTS, {key: npKey, value: `goto ${externalChain}`})
-      if (!hasExternal) svcElement(NO_ENDPOINT_NODEPORTS, {key: npKey, value: externalVerdict, comment: spn})
+      if (!hasExternal) svcElement(NO_ENDPOINT_NODEPORTS, {key: npKey, value: externalVerdict, comment: elementComment(spn)})
+      if (localhostProxy && proto !== 'tcp') svcElement(LOCALHOST_NODEPORT_REJECT_PORTS, {key: npKey, value: `goto ${LOCALHOST_NODEPORT_REJECT}`})
     }
 
     // Internal traffic: masquerade off-cluster traffic to the ClusterIP (v1.34+: no port match, PR #131492).
-    if (hasInternal) {
-      const dst = layout === 'v1.34' ? `${ipX} daddr ${sp.clusterIP}` : `${ipX} daddr ${sp.clusterIP} ${proto} dport ${port}`
+    if (hasInternal && !reworked) {
+      const dst = clusterIPRuleWithoutPort ? `${ipX} daddr ${sp.clusterIP}` : `${ipX} daddr ${sp.clusterIP} ${proto} dport ${port}`
       if (o.masqueradeAll) svcRule(internalChain, `${dst} jump ${MARK_MASQ}`)
       else if (detector) svcRule(internalChain, `${dst} ${detector.ifNotLocal} jump ${MARK_MASQ}`)
     }
 
     if (usesExternalChain) {
       if (!sp.externalPolicyLocal) {
-        svcRule(externalChain, `jump ${MARK_MASQ}`)
+        svcRule(externalChain, reworked ? `${masqStmt} comment "masquerade"` : `jump ${MARK_MASQ}`)
       } else {
         if (detector) svcRule(externalChain, `${detector.ifLocal} goto ${clusterChain} comment "short-circuit pod traffic"`)
-        svcRule(externalChain, `fib saddr type local jump ${MARK_MASQ} comment "masquerade local traffic"`)
+        svcRule(externalChain, `fib saddr type local ${masqVerdict} comment "masquerade local traffic"`)
         svcRule(externalChain, `fib saddr type local goto ${clusterChain} comment "short-circuit local traffic"`)
       }
       if (hasExternal) svcRule(externalChain, `goto ${externalPolicyChain}`)
@@ -411,20 +525,39 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
     if (usesClusterPolicyChain) writeServiceToEndpointRules(clusterChain, clusterEndpoints)
     if (usesLocalPolicyChain) writeServiceToEndpointRules(localChain, localEndpoints)
 
-    for (const ep of allReachableEndpoints) {
-      const n = epName(ep)
-      svcRule(n.chain, `${ipX} saddr ${ep.ip} jump ${MARK_MASQ}`)
-      if (sp.sessionAffinityClientIP) svcRule(n.chain, `update @${n.affinity} { ${ipX} saddr }`)
-      svcRule(n.chain, `meta l4proto ${proto} dnat to ${ep.endpoint}`)
+    if (usesEndpointChains) {
+      for (const ep of allReachableEndpoints) {
+        const n = epName(ep)
+        if (!reworked) svcRule(n.chain, `${ipX} saddr ${ep.ip} jump ${MARK_MASQ}`)
+        if (sp.sessionAffinityClientIP) svcRule(n.chain, `update @${n.affinity} { ${ipX} saddr }`)
+        svcRule(n.chain, `meta l4proto ${proto} dnat to ${ep.endpoint}`)
+      }
+    }
+
+    // v1.36+: every local endpoint may hairpin (reach itself through the service): it goes in the set once.
+    if (reworked) {
+      for (const ep of allReachableEndpoints) {
+        if (!ep.isLocal) continue
+        const k = `${ep.ip} . ${ep.ip} . ${proto} . ${ep.port}`
+        if (hairpinKeys.has(k)) continue
+        hairpinKeys.add(k)
+        svcElement(HAIRPIN_CONNECTIONS, {key: k})
+      }
     }
 
     function writeServiceToEndpointRules(c: string, eps: readonly EndpointInfo[]): void {
+      if (!usesEndpointChains) {
+        if (v137 && eps.length === 1) svcRule(c, singleEndpointDnat(proto, eps[0]!))
+        else svcRule(c, `meta l4proto ${proto} dnat ${ipX} to numgen random mod ${eps.length} map { ${eps.map((ep, i) => `${i} : ${ep.ip} . ${ep.port}`).join(', ')} }`)
+        return
+      }
       if (sp.sessionAffinityClientIP) for (const ep of eps) svcRule(c, `${ipX} saddr @${epName(ep).affinity} goto ${epName(ep).chain}`)
       const vmap = eps.map((ep, i) => `${i} : goto ${epName(ep).chain}`).join(', ')
       svcRule(c, `numgen random mod ${eps.length} vmap { ${vmap} }`)
     }
   }
 
+  const clampNote = layoutClampNote(o.version)
   return {
     family,
     name: KUBE_PROXY_TABLE,
@@ -433,7 +566,21 @@ export function generateNftables(input: NftablesInput): NftExpectedTable {
     layout,
     sets: [...sets.values()],
     chains: [...chains.values()],
+    ...(counters.length > 0 ? {counters} : {}),
+    ...(clampNote ? {headerComments: [clampNote]} : {}),
   }
+}
+
+/**
+ * Whether nodePortAddresses explicitly name a loopback range of this family (pkg/proxy/util ContainsExplicitLoopback,
+ * as Test_useLocalhostNodePortProxy @5e7a140d exercises it): `127.0.0.0/8` or `::1/128` (also `localhost`, which
+ * config.ts expands to them) turn the localhost-NodePort proxy on; `0.0.0.0/0`, `::/0` (`all`) or none do not.
+ */
+export function hasExplicitLoopback(nodePortAddresses: readonly string[], family: IpFamily): boolean {
+  return nodePortAddresses.some((s) => {
+    const c = parseCIDRSloppy(s)
+    return c !== undefined && c.family === family && c.prefix > 0 && isLoopback({family: c.family, bytes: c.network, text: ''})
+  })
 }
 
 /** NodePortAddresses.GetNodeIPs: interface IPs inside the CIDRs, deduplicated, sorted by address. */

@@ -6,7 +6,15 @@ import {formatNftTime} from '../../parse/nft.js'
 export type NftProxyFamily = 'ip' | 'ip6'
 
 /** Which of kube-proxy's table layouts a version programs (see generate.ts). */
-export type NftLayout = 'v1.29' | 'v1.31' | 'v1.34'
+export type NftLayout = 'v1.29' | 'v1.31' | 'v1.34' | 'v1.36' | 'v1.37'
+
+/** The layouts, oldest first. */
+export const NFT_LAYOUTS: readonly NftLayout[] = ['v1.29', 'v1.31', 'v1.34', 'v1.36', 'v1.37']
+
+/** layout >= min. */
+export function nftLayoutAtLeast(layout: NftLayout, min: NftLayout): boolean {
+  return NFT_LAYOUTS.indexOf(layout) >= NFT_LAYOUTS.indexOf(min)
+}
 
 export interface NftExpectedRule {
   /** The rule as `nft list` prints it (no counters, no handle). */
@@ -55,6 +63,12 @@ export interface NftExpectedSet {
   servicePort?: string
 }
 
+/** A named counter (`add counter …`): kube-proxy's v1.37 localhost-NodePort reject counter. */
+export interface NftExpectedCounter {
+  name: string
+  servicePort?: string
+}
+
 export interface NftExpectedTable {
   family: NftProxyFamily
   name: string
@@ -64,6 +78,10 @@ export interface NftExpectedTable {
   layout: NftLayout
   sets: NftExpectedSet[]
   chains: NftExpectedChain[]
+  /** Named counters; absent when there are none (the diff does not compare them: their values are runtime state). */
+  counters?: NftExpectedCounter[]
+  /** `#` lines printed before the table (e.g. that the version is newer than the newest layout known). */
+  headerComments?: string[]
 }
 
 function quote(s: string): string {
@@ -78,7 +96,7 @@ function elementText(set: NftExpectedSet, e: NftExpectedElement): string {
 /** The table in `nft list table` syntax, loadable with `nft -f` as printed. */
 export function serializeNftTable(t: NftExpectedTable): string {
   // Straight into one list of lines: a large table has 100k blocks, too many to build and copy as arrays first.
-  const out: string[] = [`table ${t.family} ${t.name} {`, `\tcomment ${quote(t.comment)}`]
+  const out: string[] = [...(t.headerComments ?? []).map((c) => `# ${c}`), `table ${t.family} ${t.name} {`, `\tcomment ${quote(t.comment)}`]
   let first = true
   const open = (line: string) => {
     if (!first) out.push('')
@@ -94,6 +112,10 @@ export function serializeNftTable(t: NftExpectedTable): string {
     if (s.comment !== undefined) out.push(`\t\tcomment ${quote(s.comment)}`)
     if (s.elements.length > 0) out.push(`\t\telements = { ${s.elements.map((e) => elementText(s, e)).join(',\n\t\t\t     ')} }`)
     out.push('\t}')
+  }
+  for (const c of t.counters ?? []) {
+    open(`\tcounter ${c.name} {`)
+    out.push('\t\tpackets 0 bytes 0', '\t}')
   }
   for (const c of t.chains) {
     open(`\tchain ${c.name} {`)

@@ -149,6 +149,94 @@ export const NFT_CASES: NftCase[] = [
       assert.ok(!rulesOf(t, 'cluster-ips-check').some((r) => r.includes('unallocated')), 'v1.31 watches ServiceCIDRs only with MultiCIDRServiceAllocator')
     },
   },
+  // v1.36: the masquerading rework (kubernetes#135800, #136499).
+  {
+    dir: 'loadbalancer',
+    version: 'v1.36',
+    golden: 'versions/loadbalancer-v1.36.nft',
+    check: (t) => {
+      assert.equal(t.layout, 'v1.36')
+      assert.ok(!t.chains.some((c) => c.name === 'mark-for-masquerade' || c.name.startsWith('endpoint-')), 'no mark chain, no endpoint chains without affinity')
+      assert.deepEqual(rulesOf(t, 'masquerading'), [
+        'meta mark & 0x00004000 != 0x00000000 meta mark set meta mark ^ 0x00004000 masquerade fully-random',
+        'ct status dnat ip saddr . ip daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random',
+      ])
+      assert.equal(rulesOf(t, 'services')[0], 'ip daddr @cluster-ips ip saddr != 10.0.0.0/8 meta mark set meta mark | 0x00004000 comment "masquerade clusterIP traffic from outside cluster"')
+      assert.match(rulesOf(t, chainName('service-', 'default', 'lb', 'tcp', 'http'))[0]!, /^meta l4proto tcp dnat ip to numgen random mod \d+ map \{ 0 : 10\.0\.\d+\.\d+ \. \d+(, \d+ : [\d.]+ \. \d+)* \}$/)
+      assert.ok(elementsOf(t, 'hairpin-connections').every((e) => /^(10\.0\.1\.\d+) \. \1 \. tcp \. \d+$/.test(e)), 'only node-a (10.0.1.0/24) endpoints hairpin')
+    },
+  },
+  {
+    dir: 'session-affinity',
+    version: 'v1.36',
+    golden: 'versions/session-affinity-v1.36.nft',
+    check: (t) => {
+      const eps = t.chains.filter((c) => c.name.startsWith('endpoint-'))
+      assert.ok(eps.length > 0, 'ClientIP affinity keeps the endpoint chains')
+      assert.ok(eps.every((c) => c.rules.length === 2 && c.rules[0]!.text.startsWith('update @affinity-') && c.rules[1]!.text.includes(' dnat to ')))
+    },
+  },
+  {
+    dir: 'etp-local',
+    version: 'v1.36',
+    golden: 'versions/etp-local-v1.36.nft',
+    check: (t) => {
+      const ext = t.chains.filter((c) => c.name.startsWith('external-')).flatMap((c) => c.rules.map((r) => r.text))
+      assert.ok(ext.includes('fib saddr type local meta mark set meta mark | 0x00004000 comment "masquerade local traffic"'))
+    },
+  },
+  {
+    dir: 'detect-local-interface-prefix',
+    version: 'v1.36',
+    golden: 'versions/detect-local-interface-prefix-v1.36.nft',
+    check: (t) => assert.match(rulesOf(t, 'services')[0]!, /^ip daddr @cluster-ips iifname != "\S+\*" meta mark set meta mark \| 0x00004000 comment /),
+  },
+  // v1.37: single-endpoint DNAT, 128-byte comments, localhost NodePorts behind their gate.
+  {
+    dir: 'loadbalancer',
+    version: 'v1.37',
+    golden: 'versions/loadbalancer-v1.37.nft',
+    check: (t) => {
+      assert.equal(t.layout, 'v1.37')
+      const services = t.chains.filter((c) => c.name.startsWith('service-'))
+      assert.ok(services.some((c) => /^meta l4proto tcp dnat to [\d.]+:\d+$/.test(c.rules[0]!.text)), 'a single endpoint DNATs directly')
+      assert.ok(services.every((c) => !/numgen random mod 1 map/.test(c.rules[0]!.text)))
+    },
+  },
+  {
+    dir: 'ipv6',
+    node: 'node-v6',
+    family: 'ipv6',
+    version: 'v1.37',
+    golden: 'versions/ipv6-v1.37.nft',
+    check: (t) => {
+      assert.equal(t.sets.find((s) => s.name === 'hairpin-connections')?.type, 'ipv6_addr . ipv6_addr . inet_proto . inet_service')
+      assert.ok(t.chains.some((c) => c.rules.some((r) => /^meta l4proto tcp dnat (to \[[0-9a-f:]+\]:\d+|ip6 to numgen random mod \d+ map \{ .+ \})$/.test(r.text))))
+    },
+  },
+  {
+    dir: 'long-names',
+    own: true,
+    version: 'v1.37',
+    golden: 'versions/long-names-v1.37.nft',
+    check: (t) => {
+      const [e] = t.sets.find((s) => s.name === 'no-endpoint-services')!.elements
+      assert.equal(e!.comment, 'loft-acme-platform-services-team-dev-v-shared-workloads-ns-001/my-api-svc-x-my-api-namespace-x-acme-shared-vcluster--a1b2c3d4e:h')
+    },
+  },
+  {
+    dir: 'localhost-nodeports',
+    own: true,
+    version: 'v1.37',
+    golden: 'versions/localhost-nodeports-v1.37.nft',
+    check: (t) => {
+      assert.deepEqual(t.counters, [{name: 'localhost-nodeport-rejected'}])
+      assert.deepEqual(rulesOf(t, 'localhost-nodeport-reject'), ['counter name "localhost-nodeport-rejected" reject'])
+      assert.ok(rulesOf(t, 'nodeport-endpoints-check').includes('ip daddr 127.0.0.0/8 meta l4proto . th dport vmap @localhost-nodeport-reject-ports'))
+      assert.deepEqual(elementsOf(t, 'localhost-nodeport-reject-ports').sort(), ['udp . 30053 : goto localhost-nodeport-reject', 'udp . 30514 : goto localhost-nodeport-reject'])
+      assert.deepEqual(elementsOf(t, 'nodeport-ips'), ['192.168.0.2'], 'loopback never joins nodeport-ips')
+    },
+  },
   {
     dir: 'loadbalancer',
     version: 'v1.34',
