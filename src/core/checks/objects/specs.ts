@@ -2,7 +2,8 @@
 // ConfigMap): an --objects file, a hand-edited bundle, or an API answer the proxier cannot read. Never fatal: the
 // object is left out (or kept, when kube-proxy takes the value as is) and this finding says so.
 import {formatObjectProblem, type ObjectProblem} from '../../proxier/objects.js'
-import type {CheckSpec, FindingDraft} from '../types.js'
+import type {CheckResult, Finding} from '../../model/report.js'
+import {type CheckSpec, type FindingDraft, toFindings} from '../types.js'
 
 export const EP_INVALID_OBJECT: CheckSpec = {
   id: 'EP-003',
@@ -35,4 +36,16 @@ export function objectProblemDrafts(problems: readonly ObjectProblem[]): Finding
       p.effect === 'skipped' ? 'left out of the expected state' : 'kept, rendered as kube-proxy programs it',
     ],
   }))
+}
+
+/**
+ * EP-003's result and findings for one node when some objects had problems (`proxy render|diff` from files);
+ * nothing when there were none, so reports of clean inputs stay as they were.
+ */
+export function objectProblemsOutcome(problems: readonly ObjectProblem[], node: string): {results: CheckResult[]; findings: Finding[]} {
+  if (problems.length === 0) return {results: [], findings: []}
+  return {
+    results: [{id: EP_INVALID_OBJECT.id, node, area: EP_INVALID_OBJECT.area, status: 'failed'}],
+    findings: toFindings(EP_INVALID_OBJECT, node, objectProblemDrafts(problems)),
+  }
 }
