@@ -1,7 +1,7 @@
 // `proxy render --mode ipvs` and `proxy diff --mode ipvs`: what the two commands call. Offline from files
 // (--objects/--node plus --ipvsadm, --ip-addr, --ipset, --iptables-save) or live for a NODE (objects from the API,
 // the node's artifacts over the transport).
-import {diffIpvsAgainstNode, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
+import {diffIpvsAgainstNode, diffIpvsFamilies, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
 import {ipvsLiveInput, nodeAddressesFromLinks, parseIpsetOrEmpty, parseIpvsadmOrEmpty} from '../../core/checks/ipvs/live.js'
 import type {IpvsActual} from '../../core/diff/ipvs.js'
 import type {Report} from '../../core/model/report.js'
@@ -44,12 +44,21 @@ function resolveIpvsOffline(flags: ProxierFlagValues, env: Environment, nodeAddr
   }
 }
 
-/** Live: objects from the API, the node's artifacts over the transport; the node must run IPVS mode. */
-async function resolveIpvsLive(node: string, flags: Partial<LiveFlags>, env: Environment, forRender = false): Promise<IpvsRender & {actual: IpvsActual; context: string}> {
+/**
+ * Live: objects from the API, the node's artifacts over the transport; the node must run IPVS mode. `families` holds
+ * each family kube-proxy runs an IPVS proxier for (the primary one first, the same as `state` and `actual`).
+ */
+async function resolveIpvsLive(
+  node: string,
+  flags: Partial<LiveFlags>,
+  env: Environment,
+  forRender = false,
+): Promise<IpvsRender & {actual: IpvsActual; context: string; families: Array<{state: IpvsState; actual: IpvsActual}>}> {
   const live = await collectProxierNode(node, flags, env, ['ipvs', 'proxy-mode'])
   const input = ipvsLiveInput(live.cluster, live.snap, {forRender})
   if (!input.ok) throw new ArtifactUnavailableError(`node ${node}: ${input.reason}`)
-  return {render: input.render, ipvs: input.ipvs, state: generateIpvsState({...input.render.input, ipvs: input.ipvs}), actual: input.actual, context: live.context}
+  const families = input.families.map((f) => ({state: generateIpvsState({...f.render.input, ipvs: input.ipvs}), actual: f.actual}))
+  return {render: input.render, ipvs: input.ipvs, state: families[0]!.state, actual: input.actual, context: live.context, families}
 }
 
 function notes(io: ProxyIO, r: IpvsRender): void {
@@ -84,6 +93,7 @@ export async function diffIpvs(
   let r: IpvsRender
   let actual: IpvsActual
   let context: string | undefined
+  let families: Array<{state: IpvsState; actual: IpvsActual}> | undefined
   if (node !== undefined) {
     const files = ['ipvsadm', 'ip-addr', 'ipset', 'iptables-save'] as const
     const given = files.filter((f) => flags[f] !== undefined)
@@ -92,6 +102,7 @@ export async function diffIpvs(
     r = live
     actual = live.actual
     context = live.context
+    families = live.families
   } else {
     if (!flags.ipvsadm) throw new UsageError('--mode ipvs needs --ipvsadm FILE (the node\'s `ipvsadm -Sn`)', 'Add --ip-addr, --ipset and --iptables-save to compare kube-ipvs0, the ipsets and the iptables rules too.')
     const links = flags['ip-addr'] !== undefined ? parseInputFile(env, flags['ip-addr'], parseLinks) : undefined
@@ -108,7 +119,12 @@ export async function diffIpvs(
     }
   }
   notes(io, r)
-  const outcome: IpvsDiffOutcome = diffIpvsAgainstNode(r.state, actual, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
-  const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', actual.iptables && 'iptables-save'].filter(Boolean).join(',')
-  return proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily: r.state.family, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
+  // Live on a dual-stack node: both families' IPVS state, as kube-proxy runs one IPVS proxier per family.
+  const outcome: IpvsDiffOutcome = families
+    ? diffIpvsFamilies(families, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
+    : diffIpvsAgainstNode(r.state, actual, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
+  const dumps = (families ?? [{state: r.state, actual}]).filter((f) => f.actual.iptables).map((f) => (f.state.family === 'ipv6' && families ? 'ip6tables-save' : 'iptables-save'))
+  const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', ...dumps].filter(Boolean).join(',')
+  const ipFamily = (families ?? [{state: r.state}]).map((f) => f.state.family).join(',')
+  return proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
 }

@@ -319,6 +319,21 @@ export function objectProblems(objects: Pick<LoadedObjects, 'services' | 'endpoi
   return out
 }
 
+/**
+ * The objects without those the proxier cannot read (objectProblems' `skipped` ones), for rendering a snapshot's
+ * objects as loadObjects would have left them. Objects kept with a warning stay.
+ */
+export function usableObjects<T extends Pick<LoadedObjects, 'services' | 'endpointSlices' | 'nodes' | 'configMaps'>>(objects: T): T {
+  const ok = (kind: string) => (value: unknown) => isObj(value) && checkObject(kind, value).ok
+  return {
+    ...objects,
+    services: objects.services.filter(ok('Service')),
+    endpointSlices: objects.endpointSlices.filter(ok('EndpointSlice')),
+    nodes: objects.nodes.filter(ok('Node')),
+    configMaps: objects.configMaps.filter(ok('ConfigMap')),
+  }
+}
+
 function verdictProblems(v: Verdict, base: Omit<ObjectProblem, 'detail' | 'effect'>): ObjectProblem[] {
   if (!v.ok) return [{...base, field: v.field, detail: v.detail, effect: 'skipped'}]
   return v.warnings.map((w) => ({...base, field: w.field, detail: w.detail, effect: 'kept' as const}))
