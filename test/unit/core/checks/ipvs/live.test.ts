@@ -65,9 +65,9 @@ describe('IPVS checks on a dual-stack node', () => {
     const vs = v6.virtualServers.find((v) => v.realServers.length > 0)!
     const rs = vs.realServers[0]!
     const node = healthyNode((a) => {
-      a.ipvsadm = a.ipvsadm.replace(`-a -t [${vs.address}]:${vs.port} -r [${rs.address}]:${rs.port} -m -w 1\n`, '')
+      a.ipvsadm = a.ipvsadm!.replace(`-a -t [${vs.address}]:${vs.port} -r [${rs.address}]:${rs.port} -m -w 1\n`, '')
       a['ip-addr'] = ipAddrJson([...renderIpvsCase('dual-stack', {family: 'ipv4'}).boundAddresses, ...v6.boundAddresses.slice(1)])
-      a.ipset = a.ipset.replace('add KUBE-6-CLUSTER-IP fd00:172:30::11,tcp:80\n', '')
+      a.ipset = a.ipset!.replace('add KUBE-6-CLUSTER-IP fd00:172:30::11,tcp:80\n', '')
       a['ip6tables-save'] = a['ip6tables-save']!.replace('-A KUBE-SERVICES -s ::1/128 -j RETURN\n', '')
     })
     const r = analyzeSnapshots(cluster(), [node], {metadata: meta, checks: IPVS_CHECKS})
