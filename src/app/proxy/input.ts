@@ -34,14 +34,14 @@ export interface ProxierFlagValues {
   'tcp-be-liberal'?: boolean
 }
 
-/** An offline proxier input, with what was wrong in the objects files (left out or kept; EP-003). */
-export type OfflineRenderInput = RenderInput & {objectProblems: ObjectProblem[]}
+/** A proxier input with what was wrong in the objects it was rendered from (left out or kept; EP-003). */
+export type RenderInputWithProblems = RenderInput & {objectProblems: ObjectProblem[]}
 
 /**
  * Reads the objects files and resolves node, version, configuration and runtime facts. A malformed object is left
  * out, never fatal: each problem becomes a note and, in `proxy diff`, an EP-003 finding (report.ts).
  */
-export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environment, 'readInput'>, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): OfflineRenderInput {
+export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environment, 'readInput'>, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): RenderInputWithProblems {
   if (!flags.objects?.length || !flags.node) throw new UsageError('--objects and --node are required for offline rendering', 'Or give a NODE argument to read the cluster and the node live.')
   const texts = flags.objects.map((path) => ({name: path === '-' ? '<stdin>' : path, text: env.readInput(path)}))
   let objects

@@ -9,12 +9,14 @@ import {parseIptablesSave} from '../../core/parse/iptables-save.js'
 import {parseLinks} from '../../core/parse/links.js'
 import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../core/proxier/ipvs/config.js'
 import {formatIpvsState, generateIpvsState, type IpvsState} from '../../core/proxier/ipvs/generate.js'
+import {formatObjectProblem, objectProblems} from '../../core/proxier/objects.js'
+import {EP_INVALID_OBJECT} from '../../core/checks/objects/specs.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
 import {InputError, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeRender, type RenderInputWithProblems, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {collectProxierNode} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -58,7 +60,10 @@ async function resolveIpvsLive(
   const input = ipvsLiveInput(live.cluster, live.snap, {forRender})
   if (!input.ok) throw new ArtifactUnavailableError(`node ${node}: ${input.reason}`)
   const families = input.families.map((f) => ({state: generateIpvsState({...f.render.input, ipvs: input.ipvs}), actual: f.actual}))
-  return {render: input.render, ipvs: input.ipvs, state: families[0]!.state, actual: input.actual, context: live.context, families}
+  // Cluster objects the proxier cannot read were left out: EP-003, as `check` reports them.
+  const problems = objectProblems(live.cluster)
+  const render: RenderInputWithProblems = {...input.render, notes: [...input.render.notes, ...problems.map((p) => `${EP_INVALID_OBJECT.id} (${EP_INVALID_OBJECT.severity}): ${formatObjectProblem(p)}`)], objectProblems: problems}
+  return {render, ipvs: input.ipvs, state: families[0]!.state, actual: input.actual, context: live.context, families}
 }
 
 function notes(io: ProxyIO, r: IpvsRender): void {

@@ -153,6 +153,11 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
       inputs.push({render: r, actual: {...rest, ...(iptables6 ? {iptables: iptables6} : {})}})
     }
     const primary = inputs[0]!
+    if (addrs.length === 0) {
+      primary.render.notes.push(
+        `the node's \`ip addr\` is not available: NodePort virtual servers and the node-address checks assume the Node object's addresses (${primary.render.input.options.nodeInterfaceAddresses.join(', ')}) instead of every address on its interfaces`,
+      )
+    }
     return {ok: true, render: primary.render, actual: primary.actual, families: inputs, ipvs: ipvsOptionsFromKubeProxyConfig(config)}
   } catch (err) {
     return {ok: false, reason: `cannot regenerate kube-proxy's IPVS state: ${(err as Error).message}`}
