@@ -14,7 +14,7 @@ import {generateIpvsState, type IpvsState} from '../../proxier/ipvs/generate.js'
 import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
 import {detectNodeIPs} from '../../proxier/config.js'
 import {type IPFamily, isLoopback, parseIPSloppy} from '../../proxier/ip.js'
-import {usableObjects} from '../../proxier/objects.js'
+import {type LoadedObjects, usableObjects} from '../../proxier/objects.js'
 import {clusterIPForFamily} from '../../proxier/service-ports.js'
 import {type IptablesDump, parseIptablesSave} from '../../parse/iptables-save.js'
 import {objectsOf, outcomeForId, perNode, proxierConfigOf} from '../proxier-snapshot.js'
@@ -40,6 +40,9 @@ export interface IpvsNodeInput extends IpvsFamilyInput {
    */
   families: IpvsFamilyInput[]
 }
+
+/** The cluster's objects without those the proxier cannot read, once per run. */
+const USABLE_OBJECTS = factKey<LoadedObjects>('usable proxier objects')
 
 export type IpvsLiveInput = ({ok: true} & IpvsNodeInput) | {ok: false; reason: string}
 
@@ -118,7 +121,7 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
   } catch (err) {
     return {ok: false, reason: (err as Error).message}
   }
-  const objects = usableObjects(objectsOf(cluster))
+  const objects = nodeFacts.run.derive(USABLE_OBJECTS, (c) => usableObjects(objectsOf(c)))
   const cfg = proxierConfigOf(nodeFacts)
   if (!cfg.ok) return cfg
   const config = cfg.config
