@@ -75,9 +75,20 @@ function notes(io: ProxyIO, r: IpvsRender): void {
 
 /** `proxy render --mode ipvs`: the text to print (ipvsadm -Sn, kube-ipvs0 addresses, ipset save, iptables). */
 export async function renderIpvs(node: string | undefined, flags: ProxierFlagValues & Partial<LiveFlags>, env: Environment, io: ProxyIO): Promise<string> {
-  const r = node !== undefined ? await resolveIpvsLive(node, flags, env, true) : resolveIpvsOffline(flags, env)
-  notes(io, r)
-  return formatIpvsState(r.state)
+  if (node === undefined) {
+    const r = resolveIpvsOffline(flags, env)
+    notes(io, r)
+    return formatIpvsState(r.state)
+  }
+  const live = await resolveIpvsLive(node, flags, env, true)
+  // A dual-stack node runs one IPVS proxier per family: the primary one is printed unless --ip-family asks.
+  const want = flags['ip-family']
+  const chosen = want === undefined ? live.families[0]! : live.families.find((f) => f.state.family === want)
+  if (!chosen) throw new UsageError(`node ${node} shows no ${want} IPVS proxier (it has no ${want} address, Service or IPVS state)`, `Families found: ${live.families.map((f) => f.state.family).join(', ')}.`)
+  notes(io, live)
+  const others = live.families.filter((f) => f !== chosen).map((f) => f.state.family)
+  if (others.length > 0 && !io.quiet) io.note(`note: node ${node} is dual-stack: this is the ${chosen.state.family} IPVS proxier's state (--ip-family ${others.join(', ')} for the other)`)
+  return formatIpvsState(chosen.state)
 }
 
 export interface IpvsDiffFlagValues extends ProxierFlagValues {
