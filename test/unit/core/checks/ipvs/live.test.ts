@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../../../src/app/analyze.js'
 import {IPVS_CHECKS} from '../../../../../src/core/checks/ipvs/index.js'
-import {ipvsLiveInput, liveIpvsDiff} from '../../../../../src/core/checks/ipvs/live.js'
+import {ipvsFamilies, ipvsLiveInput, liveIpvsDiff} from '../../../../../src/core/checks/ipvs/live.js'
 import {expectedIptablesSave} from '../../../../../src/core/diff/ipvs.js'
 import {type ClusterSnapshot, emptyClusterSnapshot, type NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {formatIpsetSave, formatIpvsadmSave} from '../../../../../src/core/proxier/ipvs/generate.js'
@@ -90,5 +90,33 @@ describe('IPVS checks on a dual-stack node', () => {
     const input = ipvsLiveInput(c, snap)
     assert.ok(input.ok)
     assert.deepEqual(input.families.map((f) => f.render.input.options.family), ['ipv4'])
+  })
+
+  it('take the other family from the node\'s own IPVS state when no Service has a ClusterIP of it', () => {
+    const c = cluster()
+    c.services = c.services.filter((s) => !(s.spec.clusterIPs ?? []).some((ip) => ip.includes(':')))
+    const v6sets = 'create KUBE-6-CLUSTER-IP hash:ip,port family inet6 hashsize 1024 maxelem 65536\n'
+    const addrs = ['192.168.0.2/24', '2001:db8::2/64']
+    assert.deepEqual(ipvsFamilies(c, healthyNode(), {ipsets: {format: 'save', sets: []}}, addrs), ['ipv4'], 'no IPv6 Service, no IPv6 state: IPv4 only')
+    const input = ipvsLiveInput(
+      c,
+      healthyNode((a) => {
+        a.ipset = v6sets
+        a.ipvsadm = formatIpvsadmSave(renderIpvsCase('dual-stack', {family: 'ipv4'}))
+      }),
+    )
+    assert.ok(input.ok)
+    assert.deepEqual(input.families.map((f) => f.render.input.options.family), ['ipv4', 'ipv6'], 'KUBE-6 sets: the IPv6 proxier runs')
+  })
+
+  it('say what was assumed when `ip addr` is missing (proxy render NODE)', () => {
+    const snap = healthyNode()
+    delete snap.artifacts['ip-addr']
+    const input = ipvsLiveInput(cluster(), snap, {forRender: true})
+    assert.ok(input.ok)
+    assert.ok(
+      input.render.notes.some((n) => /`ip addr` is not available: NodePort virtual servers .* assume the Node object's addresses \(192\.168\.0\.2, 2001:db8::2, 127\.0\.0\.1, ::1\)/.test(n)),
+      JSON.stringify(input.render.notes),
+    )
   })
 })
