@@ -39,7 +39,13 @@ function resolveIpvsOffline(flags: ProxierFlagValues, env: Environment, nodeAddr
   const render = resolveProxierInput(flags, env, undefined, nodeAddresses ? {nodeAddresses} : {})
   try {
     const ipvs = ipvsOptionsFromKubeProxyConfig(render.kubeProxyConfig)
-    return {render, ipvs, state: generateIpvsState({...render.input, ipvs})}
+    const state = generateIpvsState({...render.input, ipvs})
+    // kube-proxy puts NodePort virtual servers on every address of the node's interfaces but kube-ipvs0: without
+    // --ip-addr or --node-address only the Node object's addresses are known.
+    if (nodeAddresses === undefined && flags['node-address'] === undefined && state.virtualServers.some((v) => v.kind === 'node-port')) {
+      render.notes.push(`NodePort virtual servers are rendered on the Node object's addresses (${state.nodePortAddresses.join(', ')}); give --ip-addr (the node's \`ip -j addr\`) or --node-address for every address kube-proxy uses`)
+    }
+    return {render, ipvs, state}
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(CONFIG_SOURCE, err.message.replace(/^kube-proxy configuration: /, ''))
     throw err

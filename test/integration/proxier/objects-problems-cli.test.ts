@@ -33,6 +33,9 @@ describe('invalid objects in --objects files', () => {
       assert.doesNotMatch(r.stdout, /10\.0\.2\.51/, mode)
       assert.match(r.stdout, /10\.0\.2\.50/, mode)
     }
+    // Without --ip-addr, IPVS mode says which node addresses its NodePort virtual servers were put on.
+    const ipvs = await runCli(['proxy', 'render', '--mode', 'ipvs', ...OBJECTS])
+    assert.match(ipvs.stderr, /note: NodePort virtual servers are rendered on the Node object's addresses \(192\.168\.0\.2\); give --ip-addr/)
   })
 
   it('proxy diff --mode ipvs: EP-003 warning findings naming file, object and field, next to the IPVS checks', async () => {
