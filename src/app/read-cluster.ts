@@ -3,7 +3,7 @@
 // 401, credentials) aborts the run, because nothing after it could succeed.
 import pLimit from 'p-limit'
 import type {CollectionError} from '../core/model/report.js'
-import {type ClusterSnapshot, emptyClusterSnapshot} from '../core/model/snapshot.js'
+import {type ClusterSnapshot, emptyClusterSnapshot, type UnavailableResource} from '../core/model/snapshot.js'
 import {type KubeObject, type Node, type Pod, objectKey} from '../core/model/k8s.js'
 import {type ApiRequest, type CalicoResource, ClusterAccessError, type ClusterReader, describeRequest} from '../ports/cluster.js'
 
@@ -87,6 +87,31 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
     return dedupe(lists.flatMap((l) => l ?? []))
   })()
 
+  // ServiceCIDRs: an API server that does not serve them (before v1.33, or the API disabled) or RBAC that refuses
+  // them is a fact to note, not a failed read: the nftables proxier's drop rule for unallocated ClusterIPs depends on
+  // them (404: kube-proxy cannot see any either; 403: kube-proxy can, so that rule cannot be predicted).
+  const unavailable: UnavailableResource[] = []
+  const readServiceCIDRs = () =>
+    attempt('list servicecidrs.networking.k8s.io', async () => {
+      try {
+        return await reader.listServiceCIDRs()
+      } catch (err) {
+        const code = err instanceof ClusterAccessError && err.kind === 'status' ? err.status?.code : undefined
+        if (code === 404) {
+          unavailable.push({resource: 'servicecidrs', why: 'not-served', note: 'the API server does not serve networking.k8s.io/v1 ServiceCIDRs (404: before v1.33, or the API is disabled): none exist for kube-proxy either'})
+          return []
+        }
+        if (code === 403) {
+          unavailable.push({
+            resource: 'servicecidrs',
+            why: 'forbidden',
+            note: `listing networking.k8s.io/v1 ServiceCIDRs is forbidden for this user (403: ${err instanceof Error ? err.message : String(err)}): kube-proxy's drop rule for unallocated ClusterIPs (nftables mode) cannot be predicted; grant list on servicecidrs.networking.k8s.io to check it`,
+          })
+          return []
+        }
+        throw err
+      }
+    })
   const calico = (r: CalicoResource) => attempt(`list ${r}.crd.projectcalico.org`, () => reader.listCalico(r))
   const [nodes, pods, services, endpointSlices, daemonSets, serviceCIDRs, configMaps, ipPools, blockAffinities, ipamBlocks] = await Promise.all([
     nodesTask,
@@ -94,7 +119,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
     attempt('list services', () => reader.listServices()),
     attempt('list endpointslices.discovery.k8s.io', () => reader.listEndpointSlices()),
     attempt('list daemonsets.apps', () => reader.listDaemonSets(KUBE_SYSTEM)),
-    attempt('list servicecidrs.networking.k8s.io', () => reader.listServiceCIDRs()),
+    readServiceCIDRs(),
     Promise.all(CLUSTER_CONFIGMAPS.map((name) => attempt(`get configmaps ${name}`, () => reader.getConfigMap(KUBE_SYSTEM, name)))),
     calico('ippools'),
     calico('blockaffinities'),
@@ -107,6 +132,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   snap.endpointSlices = sortByKey(endpointSlices ?? [])
   snap.daemonSets = sortByKey(daemonSets ?? [])
   snap.serviceCIDRs = sortByKey(serviceCIDRs ?? [])
+  if (unavailable.length > 0) snap.unavailable = unavailable
   snap.configMaps = sortByKey(configMaps.filter((c) => c !== undefined))
   snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
 

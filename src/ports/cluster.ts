@@ -106,7 +106,7 @@ export interface ClusterReader {
   listDaemonSets(namespace: string): Promise<DaemonSet[]>
   /** undefined when the ConfigMap does not exist (404). */
   getConfigMap(namespace: string, name: string): Promise<ConfigMap | undefined>
-  /** networking.k8s.io/v1; [] when the API is not served (clusters before 1.33). */
+  /** networking.k8s.io/v1 (GA in 1.33); a 404 ClusterAccessError when the API is not served (older clusters). */
   listServiceCIDRs(): Promise<ServiceCIDR[]>
   /** crd.projectcalico.org/v1; [] when the CRD is not installed. */
   listCalico(resource: CalicoResource): Promise<KubeObject[]>

@@ -2,7 +2,8 @@
 import {inputFailure} from '../../core/limits/input.js'
 import {parse as parseYaml} from 'yaml'
 import {formatKubeProxyVersion, parseKubeProxyVersion} from '../../core/proxier/config.js'
-import {loadObjects, ObjectsParseError} from '../../core/proxier/objects.js'
+import {EP_INVALID_OBJECT} from '../../core/checks/objects/specs.js'
+import {formatObjectProblem, loadObjects, type ObjectProblem, ObjectsParseError} from '../../core/proxier/objects.js'
 import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../core/proxier/render-input.js'
 import {InputError, inFile, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
@@ -33,8 +34,14 @@ export interface ProxierFlagValues {
   'tcp-be-liberal'?: boolean
 }
 
-/** Reads the objects files and resolves node, version, configuration and runtime facts. */
-export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environment, 'readInput'>, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): RenderInput {
+/** A proxier input with what was wrong in the objects it was rendered from (left out or kept; EP-003). */
+export type RenderInputWithProblems = RenderInput & {objectProblems: ObjectProblem[]}
+
+/**
+ * Reads the objects files and resolves node, version, configuration and runtime facts. A malformed object is left
+ * out, never fatal: each problem becomes a note and, in `proxy diff`, an EP-003 finding (report.ts).
+ */
+export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environment, 'readInput'>, familyHint?: 'ipv4' | 'ipv6', extra: {nodeAddresses?: string[]} = {}): RenderInputWithProblems {
   if (!flags.objects?.length || !flags.node) throw new UsageError('--objects and --node are required for offline rendering', 'Or give a NODE argument to read the cluster and the node live.')
   const texts = flags.objects.map((path) => ({name: path === '-' ? '<stdin>' : path, text: env.readInput(path)}))
   let objects
@@ -73,7 +80,10 @@ export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environm
     ...(flags['tcp-be-liberal'] !== undefined ? {tcpBeLiberal: flags['tcp-be-liberal']} : {}),
   }
   try {
-    return buildRenderInput(objects, {nodeName: flags.node!, ...(version ? {version} : {}), ...(kubeProxyConfig ? {kubeProxyConfig} : {}), facts})
+    const render = buildRenderInput(objects, {nodeName: flags.node!, ...(version ? {version} : {}), ...(kubeProxyConfig ? {kubeProxyConfig} : {}), facts})
+    const objectProblems = objects.problems ?? []
+    for (const p of objectProblems) render.notes.push(`${EP_INVALID_OBJECT.id} (${EP_INVALID_OBJECT.severity}): ${formatObjectProblem(p)}`)
+    return {...render, objectProblems}
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(CONFIG_SOURCE, err.message.replace(/^kube-proxy configuration: /, ''))
     throw err

@@ -1,7 +1,7 @@
 // `proxy render --mode ipvs` and `proxy diff --mode ipvs`: what the two commands call. Offline from files
 // (--objects/--node plus --ipvsadm, --ip-addr, --ipset, --iptables-save) or live for a NODE (objects from the API,
 // the node's artifacts over the transport).
-import {diffIpvsAgainstNode, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
+import {diffIpvsAgainstNode, diffIpvsFamilies, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
 import {ipvsLiveInput, nodeAddressesFromLinks, parseIpsetOrEmpty, parseIpvsadmOrEmpty} from '../../core/checks/ipvs/live.js'
 import type {IpvsActual} from '../../core/diff/ipvs.js'
 import type {Report} from '../../core/model/report.js'
@@ -9,12 +9,14 @@ import {parseIptablesSave} from '../../core/parse/iptables-save.js'
 import {parseLinks} from '../../core/parse/links.js'
 import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../core/proxier/ipvs/config.js'
 import {formatIpvsState, generateIpvsState, type IpvsState} from '../../core/proxier/ipvs/generate.js'
+import {formatObjectProblem, objectProblems} from '../../core/proxier/objects.js'
+import {EP_INVALID_OBJECT} from '../../core/checks/objects/specs.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
 import {InputError, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeRender, type RenderInputWithProblems, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {collectProxierNode} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -37,19 +39,37 @@ function resolveIpvsOffline(flags: ProxierFlagValues, env: Environment, nodeAddr
   const render = resolveProxierInput(flags, env, undefined, nodeAddresses ? {nodeAddresses} : {})
   try {
     const ipvs = ipvsOptionsFromKubeProxyConfig(render.kubeProxyConfig)
-    return {render, ipvs, state: generateIpvsState({...render.input, ipvs})}
+    const state = generateIpvsState({...render.input, ipvs})
+    // kube-proxy puts NodePort virtual servers on every address of the node's interfaces but kube-ipvs0: without
+    // --ip-addr or --node-address only the Node object's addresses are known.
+    if (nodeAddresses === undefined && flags['node-address'] === undefined && state.virtualServers.some((v) => v.kind === 'node-port')) {
+      render.notes.push(`NodePort virtual servers are rendered on the Node object's addresses (${state.nodePortAddresses.join(', ')}); give --ip-addr (the node's \`ip -j addr\`) or --node-address for every address kube-proxy uses`)
+    }
+    return {render, ipvs, state}
   } catch (err) {
     if (err instanceof ParseError) throw new InputError(CONFIG_SOURCE, err.message.replace(/^kube-proxy configuration: /, ''))
     throw err
   }
 }
 
-/** Live: objects from the API, the node's artifacts over the transport; the node must run IPVS mode. */
-async function resolveIpvsLive(node: string, flags: Partial<LiveFlags>, env: Environment, forRender = false): Promise<IpvsRender & {actual: IpvsActual; context: string}> {
+/**
+ * Live: objects from the API, the node's artifacts over the transport; the node must run IPVS mode. `families` holds
+ * each family kube-proxy runs an IPVS proxier for (the primary one first, the same as `state` and `actual`).
+ */
+async function resolveIpvsLive(
+  node: string,
+  flags: Partial<LiveFlags>,
+  env: Environment,
+  forRender = false,
+): Promise<IpvsRender & {actual: IpvsActual; context: string; families: Array<{state: IpvsState; actual: IpvsActual}>}> {
   const live = await collectProxierNode(node, flags, env, ['ipvs', 'proxy-mode'])
   const input = ipvsLiveInput(live.cluster, live.snap, {forRender})
   if (!input.ok) throw new ArtifactUnavailableError(`node ${node}: ${input.reason}`)
-  return {render: input.render, ipvs: input.ipvs, state: generateIpvsState({...input.render.input, ipvs: input.ipvs}), actual: input.actual, context: live.context}
+  const families = input.families.map((f) => ({state: generateIpvsState({...f.render.input, ipvs: input.ipvs}), actual: f.actual}))
+  // Cluster objects the proxier cannot read were left out: EP-003, as `check` reports them.
+  const problems = objectProblems(live.cluster)
+  const render: RenderInputWithProblems = {...input.render, notes: [...input.render.notes, ...problems.map((p) => `${EP_INVALID_OBJECT.id} (${EP_INVALID_OBJECT.severity}): ${formatObjectProblem(p)}`)], objectProblems: problems}
+  return {render, ipvs: input.ipvs, state: families[0]!.state, actual: input.actual, context: live.context, families}
 }
 
 function notes(io: ProxyIO, r: IpvsRender): void {
@@ -61,9 +81,20 @@ function notes(io: ProxyIO, r: IpvsRender): void {
 
 /** `proxy render --mode ipvs`: the text to print (ipvsadm -Sn, kube-ipvs0 addresses, ipset save, iptables). */
 export async function renderIpvs(node: string | undefined, flags: ProxierFlagValues & Partial<LiveFlags>, env: Environment, io: ProxyIO): Promise<string> {
-  const r = node !== undefined ? await resolveIpvsLive(node, flags, env, true) : resolveIpvsOffline(flags, env)
-  notes(io, r)
-  return formatIpvsState(r.state)
+  if (node === undefined) {
+    const r = resolveIpvsOffline(flags, env)
+    notes(io, r)
+    return formatIpvsState(r.state)
+  }
+  const live = await resolveIpvsLive(node, flags, env, true)
+  // A dual-stack node runs one IPVS proxier per family: the primary one is printed unless --ip-family asks.
+  const want = flags['ip-family']
+  const chosen = want === undefined ? live.families[0]! : live.families.find((f) => f.state.family === want)
+  if (!chosen) throw new UsageError(`node ${node} shows no ${want} IPVS proxier (it has no ${want} address, Service or IPVS state)`, `Families found: ${live.families.map((f) => f.state.family).join(', ')}.`)
+  notes(io, live)
+  const others = live.families.filter((f) => f !== chosen).map((f) => f.state.family)
+  if (others.length > 0 && !io.quiet) io.note(`note: node ${node} is dual-stack: this is the ${chosen.state.family} IPVS proxier's state (--ip-family ${others.join(', ')} for the other)`)
+  return formatIpvsState(chosen.state)
 }
 
 export interface IpvsDiffFlagValues extends ProxierFlagValues {
@@ -84,6 +115,7 @@ export async function diffIpvs(
   let r: IpvsRender
   let actual: IpvsActual
   let context: string | undefined
+  let families: Array<{state: IpvsState; actual: IpvsActual}> | undefined
   if (node !== undefined) {
     const files = ['ipvsadm', 'ip-addr', 'ipset', 'iptables-save'] as const
     const given = files.filter((f) => flags[f] !== undefined)
@@ -92,6 +124,7 @@ export async function diffIpvs(
     r = live
     actual = live.actual
     context = live.context
+    families = live.families
   } else {
     if (!flags.ipvsadm) throw new UsageError('--mode ipvs needs --ipvsadm FILE (the node\'s `ipvsadm -Sn`)', 'Add --ip-addr, --ipset and --iptables-save to compare kube-ipvs0, the ipsets and the iptables rules too.')
     const links = flags['ip-addr'] !== undefined ? parseInputFile(env, flags['ip-addr'], parseLinks) : undefined
@@ -108,7 +141,12 @@ export async function diffIpvs(
     }
   }
   notes(io, r)
-  const outcome: IpvsDiffOutcome = diffIpvsAgainstNode(r.state, actual, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
-  const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', actual.iptables && 'iptables-save'].filter(Boolean).join(',')
-  return proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily: r.state.family, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
+  // Live on a dual-stack node: both families' IPVS state, as kube-proxy runs one IPVS proxier per family.
+  const outcome: IpvsDiffOutcome = families
+    ? diffIpvsFamilies(families, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
+    : diffIpvsAgainstNode(r.state, actual, r.render.node.metadata.name, r.ipvs.excludeCIDRs)
+  const dumps = (families ?? [{state: r.state, actual}]).filter((f) => f.actual.iptables).map((f) => (f.state.family === 'ipv6' && families ? 'ip6tables-save' : 'iptables-save'))
+  const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', ...dumps].filter(Boolean).join(',')
+  const ipFamily = (families ?? [{state: r.state}]).map((f) => f.state.family).join(',')
+  return proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
 }

@@ -42,7 +42,7 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('uname', 'kernel release', ['uname', '-r'], ['proxy-mode', 'nftables', 'kubelet']),
   item('iptables-version', 'iptables version and backend', ['iptables', '--version'], ['iptables', 'proxy-mode']),
   item('iptables-save', 'IPv4 iptables rules', ['iptables-save'], ['iptables', 'proxy-mode', 'ipvs'], {required: true}),
-  item('ip6tables-save', 'IPv6 iptables rules', ['ip6tables-save'], ['iptables']),
+  item('ip6tables-save', 'IPv6 iptables rules', ['ip6tables-save'], ['iptables', 'ipvs']),
   item('iptables-legacy-save', 'rules in the legacy backend', ['iptables-legacy-save'], ['iptables', 'proxy-mode']),
   item('iptables-nft-save', 'rules in the nf_tables backend', ['iptables-nft-save'], ['iptables', 'proxy-mode']),
   item('ipvsadm', 'IPVS virtual and real servers', ['ipvsadm', '-Sn'], ['ipvs', 'proxy-mode']),

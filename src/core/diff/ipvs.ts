@@ -4,7 +4,8 @@
 //
 // Only the proxier's own family is compared (each kube-proxy instance touches only its family), and virtual servers
 // in ipvs.excludeCIDRs are left alone, as kube-proxy's cleanLegacyService does. Each input is optional: a missing
-// one is simply not compared.
+// one is simply not compared. A weight-0 real server that is not expected is draining (kube-proxy's graceful
+// termination) and accepted; one that is expected at weight 1 is a wrong weight.
 import type {IptablesDump} from '../parse/iptables-save.js'
 import {entryKey, type IpsetTable} from '../parse/ipset.js'
 import type {IpvsTable, IpvsVirtualServer} from '../parse/ipvsadm.js'
@@ -112,13 +113,17 @@ function diffVirtualServers(out: IpvsDifference[], expected: IpvsState, table: I
       expKeys.add(key)
       const a = actRS.get(key)
       if (!a) {
-        if (!rs.optional) out.push({kind: 'missing-real-server', vs: exp.id, rs: key, group})
+        out.push({kind: 'missing-real-server', vs: exp.id, rs: key, group})
         continue
       }
       if (a.weight !== undefined && a.weight !== rs.weight) out.push({kind: 'wrong-weight', vs: exp.id, rs: key, expected: rs.weight, actual: a.weight, group})
     }
     for (const [key, a] of actRS) {
-      if (!expKeys.has(key)) out.push({kind: 'extra-real-server', vs: exp.id, rs: key, ...(a.weight !== undefined ? {weight: a.weight} : {}), group})
+      if (expKeys.has(key)) continue
+      // Weight 0 on a real server kube-proxy no longer uses is its graceful termination (GracefulDeleteRS): it stays
+      // until its connections end, then kube-proxy deletes it. Accepted, never required.
+      if (a.weight === 0) continue
+      out.push({kind: 'extra-real-server', vs: exp.id, rs: key, ...(a.weight !== undefined ? {weight: a.weight} : {}), group})
     }
   }
   const exclude = options.excludeCIDRs ?? []

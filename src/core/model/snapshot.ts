@@ -21,6 +21,12 @@ export interface ClusterSnapshot {
   daemonSets: DaemonSet[]
   configMaps: ConfigMap[]
   serviceCIDRs: ServiceCIDR[]
+  /**
+   * Resources that could not be read for a reason that is a fact about the cluster or the credentials, not a failure
+   * (the API is not served, 404; RBAC refuses it, 403), each with a note saying what that leaves unknown. Absent when
+   * there is none (and in bundles written before it existed).
+   */
+  unavailable?: UnavailableResource[]
   /** crd.projectcalico.org/v1 objects when present: IPPool, BlockAffinity, IPAMBlock. */
   calico: {ipPools: KubeObject[]; blockAffinities: KubeObject[]; ipamBlocks: KubeObject[]}
   /** Raw /api/v1/nodes/NAME/proxy/configz bodies by node name. */
@@ -28,6 +34,15 @@ export interface ClusterSnapshot {
   /** Tail of each kube-proxy pod's log by pod name. */
   kubeProxyLogs: Record<string, string>
   errors: CollectionError[]
+}
+
+/** A resource the API server does not serve or will not let this user read (ClusterSnapshot.unavailable). */
+export interface UnavailableResource {
+  /** Plural resource, as collection errors name it: `servicecidrs`. */
+  resource: string
+  why: 'not-served' | 'forbidden'
+  /** What this means for the run, for people. */
+  note: string
 }
 
 /** One raw artifact from a node: a command's output or a file's content. */

@@ -79,7 +79,8 @@ export class KubeClusterClient extends KubeTransport implements ClusterReader, C
   }
 
   async listServiceCIDRs(): Promise<ServiceCIDR[]> {
-    return this.listIfServed<ServiceCIDR>(
+    // Not listIfServed: a 404 (the API is not served) is told apart from an empty list; readClusterSnapshot notes it.
+    return this.list<ServiceCIDR>(
       {verb: 'list', resource: 'servicecidrs', group: 'networking.k8s.io'},
       '/apis/networking.k8s.io/v1/servicecidrs',
       'networking.k8s.io/v1',

@@ -198,9 +198,11 @@ describe('APIs that are not installed', () => {
     try {
       const c = clientFor(api.kubeconfigPath)
       assert.deepEqual(await c.listCalico('ippools'), [])
-      assert.deepEqual(await c.listServiceCIDRs(), [])
+      // ServiceCIDRs: the 404 reaches readClusterSnapshot, which notes it (test/integration/kube/servicecidrs.test.ts).
+      assert.equal((await rejection(c.listServiceCIDRs())).status?.code, 404)
       const snap = await readClusterSnapshot(c, {now: NOW})
       assert.deepEqual(snap.errors, [])
+      assert.deepEqual(snap.serviceCIDRs, [])
       assert.deepEqual(snap.calico, {ipPools: [], blockAffinities: [], ipamBlocks: []})
       assert.equal(api.requests.find((r) => r.path === '/apis/crd.projectcalico.org/v1/ippools')?.status, 404)
     } finally {

@@ -92,21 +92,20 @@ describe('IPVS diff', () => {
     ])
   })
 
-  it('names missing, extra and re-weighted real servers; draining (weight 0) ones may come and go', () => {
+  it('names missing, extra and re-weighted real servers; draining (weight 0) ones are accepted, never required', () => {
     const d = diffWith(affinity, (a) => {
       let t = dropLine(a.ipvsadm, '-a -t 172.30.8.1:80 -r 10.0.2.20:8080 -m -w 1')
       t = replaceLine(t, '-a -t 172.30.8.2:80 -r 10.0.2.21:8080 -m -w 1', '-a -t 172.30.8.2:80 -r 10.0.2.21:8080 -m -w 0')
-      // 10.0.2.31 (terminating) still gets new connections; 10.0.2.32 is already gone: fine.
-      t = replaceLine(t, '-a -t 172.30.8.3:80 -r 10.0.2.31:8080 -m -w 0', '-a -t 172.30.8.3:80 -r 10.0.2.31:8080 -m -w 1')
-      t = dropLine(t, '-a -t 172.30.8.3:80 -r 10.0.2.32:8080 -m -w 0')
+      // 10.0.2.31 (terminating) still at weight 1: kube-proxy does not use it, so it is extra; 10.0.2.32 draining at
+      // weight 0 (TCP and UDP alike): accepted.
+      t += '-a -t 172.30.8.3:80 -r 10.0.2.31:8080 -m -w 1\n-a -t 172.30.8.3:80 -r 10.0.2.32:8080 -m -w 0\n'
       t += '-a -t 172.30.8.4:80 -r 10.0.2.99:8080 -m -w 1\n-a -u 172.30.8.3:53 -r 10.0.2.31:53 -m -w 0\n'
       return {...a, ipvsadm: t}
     })
     assert.deepEqual(d, [
       {kind: 'missing-real-server', vs: 'TCP 172.30.8.1:80', rs: '10.0.2.20:8080', group: 'default/sticky:http'},
       {kind: 'wrong-weight', vs: 'TCP 172.30.8.2:80', rs: '10.0.2.21:8080', expected: 1, actual: 0, group: 'default/sticky-default:http'},
-      {kind: 'wrong-weight', vs: 'TCP 172.30.8.3:80', rs: '10.0.2.31:8080', expected: 0, actual: 1, group: 'default/rollout:http'},
-      {kind: 'extra-real-server', vs: 'UDP 172.30.8.3:53', rs: '10.0.2.31:53', weight: 0, group: 'default/rollout:dns'},
+      {kind: 'extra-real-server', vs: 'TCP 172.30.8.3:80', rs: '10.0.2.31:8080', weight: 1, group: 'default/rollout:http'},
       {kind: 'extra-real-server', vs: 'TCP 172.30.8.4:80', rs: '10.0.2.99:8080', weight: 1, group: 'default/draining:http'},
     ].sort((x, y) => affinity.virtualServers.findIndex((v) => v.id === x.vs) - affinity.virtualServers.findIndex((v) => v.id === y.vs)))
   })
@@ -167,13 +166,21 @@ describe('IPVS diff', () => {
     const clean = diffIpvsAgainstNode(services, actualFrom(healthyNodeArtifacts(services)), 'node-a')
     assert.deepEqual(clean.findings, [])
     assert.ok(clean.results.length === 13 && clean.results.every((r) => r.status === 'passed'))
-    const broken = diffIpvsAgainstNode(
+    // A draining weight-0 real server is accepted: no finding, IPVS-004 passes.
+    const draining = diffIpvsAgainstNode(
       affinity,
       actualFrom({...healthyNodeArtifacts(affinity), ipvsadm: `${healthyNodeArtifacts(affinity).ipvsadm}-a -t 172.30.8.4:80 -r 10.0.2.98:8080 -m -w 0\n`}),
       'node-a',
     )
+    assert.deepEqual(draining.findings, [])
+    assert.equal(draining.results.find((r) => r.id === 'IPVS-004')?.status, 'passed')
+    const broken = diffIpvsAgainstNode(
+      affinity,
+      actualFrom({...healthyNodeArtifacts(affinity), ipvsadm: `${healthyNodeArtifacts(affinity).ipvsadm}-a -t 172.30.8.4:80 -r 10.0.2.98:8080 -m -w 1\n`}),
+      'node-a',
+    )
     assert.deepEqual(broken.findings.map((f) => [f.id, f.severity, f.group, f.message]), [
-      ['IPVS-004', 'info', 'default/draining:http', 'virtual server TCP 172.30.8.4:80 still drains 10.0.2.98:8080 (weight 0), which is no longer an endpoint'],
+      ['IPVS-004', 'error', 'default/draining:http', 'virtual server TCP 172.30.8.4:80 (default/draining:http) sends traffic to 10.0.2.98:8080, which is not a current endpoint'],
     ])
     assert.equal(broken.results.find((r) => r.id === 'IPVS-004')?.status, 'failed')
   })

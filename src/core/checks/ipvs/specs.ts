@@ -61,14 +61,14 @@ export const IPVS_EXTRA_RS = spec(
   'IPVS-004',
   'error',
   'A virtual server sends traffic to a real server that is not a current endpoint',
-  'Connections are balanced to an address that is no longer an endpoint of the Service (a deleted or moved pod): they fail or reach the wrong workload. A weight-0 one is only draining (graceful termination) and should disappear once its connections end.',
+  'Connections are balanced to an address kube-proxy does not use for that virtual server (a deleted, moved, not-ready or remote pod under a Local traffic policy): they fail or reach the wrong workload. Only real servers with a weight above 0 are reported: a weight-0 one is draining (kube-proxy\'s graceful termination keeps it until its connections end) and is accepted.',
 )
 
 export const IPVS_WRONG_WEIGHT = spec(
   'IPVS-005',
   'warning',
   'A real server has the wrong weight',
-  'kube-proxy gives every chosen endpoint weight 1 and sets weight 0 only while draining a removed endpoint. Weight 0 on a ready endpoint starves it of new connections (the stuck graceful-termination bugs kubernetes/kubernetes #92019, #99162, #108319); weight 1 on a terminating endpoint keeps sending it new connections.',
+  'kube-proxy gives every chosen endpoint weight 1 and sets weight 0 only while draining a removed endpoint. Weight 0 on a ready endpoint starves it of new connections (the stuck graceful-termination bugs kubernetes/kubernetes #92019, #99162, #108319): kube-proxy leaves an existing real server\'s weight alone until its next restart.',
 )
 
 export const IPVS_WRONG_SCHEDULER = spec(

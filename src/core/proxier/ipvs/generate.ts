@@ -29,16 +29,17 @@ export interface IpvsInput {
 /** Why a virtual server exists. */
 export type VirtualServerKind = 'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port'
 
+/**
+ * One real server kube-proxy programs: exactly the endpoints syncEndpoint chooses for the virtual server, always at
+ * weight 1. An endpoint it stopped using is not expected at all: GracefulDeleteRS either deletes it at once or
+ * leaves it at weight 0 until its connections end, so a weight-0 real server on the node is a draining one, which
+ * the diff accepts (src/core/diff/ipvs.ts) but never requires.
+ */
 export interface ExpectedRealServer {
   address: string
   port: number
-  /** 1 for a chosen endpoint; 0 for one kube-proxy is draining (graceful termination). */
+  /** Always 1 (kube-proxy's AddRealServer weight). */
   weight: number
-  /**
-   * A draining real server: kube-proxy set its weight to 0 when the endpoint stopped being used and deletes it once
-   * its connections are gone (TCP; UDP and SCTP ones are deleted at once). It may or may not still be there.
-   */
-  optional?: true
 }
 
 export interface ExpectedVirtualServer {
@@ -226,7 +227,7 @@ export function generateIpvsState(input: IpvsInput): IpvsState {
     const rsCache = new Map<readonly EndpointInfo[], ExpectedRealServer[]>()
     const realServers = (chosen: readonly EndpointInfo[]): ExpectedRealServer[] => {
       let list = rsCache.get(chosen)
-      if (!list) rsCache.set(chosen, (list = realServersFor(chosen, endpoints, protocol, canonical)))
+      if (!list) rsCache.set(chosen, (list = realServersFor(chosen, canonical)))
       return list
     }
 
@@ -366,15 +367,15 @@ function compareRealServers(a: ExpectedRealServer, b: ExpectedRealServer): numbe
   return byAddr || a.port - b.port
 }
 
-/** The real servers of one virtual server: the chosen endpoints (weight 1), then draining ones (weight 0, TCP). */
-function realServersFor(chosen: readonly EndpointInfo[], all: readonly EndpointInfo[], protocol: IpvsProtocol, canonical: boolean): ExpectedRealServer[] {
+/**
+ * The real servers of one virtual server: the chosen endpoints, weight 1, nothing else (syncEndpoint adds exactly
+ * the endpoints CategorizeEndpoints gives it; a not-ready or unused endpoint gets no entry, not even at weight 0).
+ */
+function realServersFor(chosen: readonly EndpointInfo[], canonical: boolean): ExpectedRealServer[] {
   const out = new Map<string, ExpectedRealServer>()
   // From v1.29 endpoint IPs are already canonical; older versions keep the API's text, which ipvsadm would not show.
   const address = (ep: EndpointInfo) => (canonical ? ep.ip : (parseIPSloppy(ep.ip)?.text ?? ep.ip))
   for (const ep of chosen) out.set(ep.endpoint, {address: address(ep), port: ep.port, weight: 1})
-  // Endpoints that are terminating (or no longer ready) were real servers before: GracefulDeleteRS set their
-  // weight to 0 and deletes them once their connections are gone. UDP and SCTP ones go at once.
-  if (protocol === 'tcp') for (const ep of all) if (!ep.ready && !out.has(ep.endpoint)) out.set(ep.endpoint, {address: address(ep), port: ep.port, weight: 0, optional: true})
   return [...out.values()].sort(compareRealServers)
 }
 

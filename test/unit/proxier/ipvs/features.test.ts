@@ -89,16 +89,12 @@ const CASES: Case[] = [
       assert.equal(vs(s, 'TCP 192.168.0.2:30600').persistence, 600, 'NodePort virtual servers share the affinity')
       assert.equal(vs(s, 'TCP 172.30.8.2:80').persistence, 10800)
       has(t, '-A -t 172.30.8.1:80 -s rr -p 600')
-      assert.deepEqual(vs(s, 'TCP 172.30.8.3:80').realServers, [
-        {address: '10.0.2.30', port: 8080, weight: 1},
-        {address: '10.0.2.31', port: 8080, weight: 0, optional: true},
-        {address: '10.0.2.32', port: 8080, weight: 0, optional: true},
-      ])
-      assert.deepEqual(vs(s, 'UDP 172.30.8.3:53').realServers, [{address: '10.0.2.30', port: 53, weight: 1}], 'UDP real servers are not drained')
-      assert.deepEqual(vs(s, 'TCP 172.30.8.4:80').realServers, [
-        {address: '10.0.2.40', port: 8080, weight: 1},
-        {address: '10.0.2.41', port: 8080, weight: 0, optional: true},
-      ])
+      // Ready endpoints only: no entry (not even weight 0) for the terminating ones kube-proxy does not use.
+      assert.deepEqual(vs(s, 'TCP 172.30.8.3:80').realServers, [{address: '10.0.2.30', port: 8080, weight: 1}])
+      assert.deepEqual(vs(s, 'UDP 172.30.8.3:53').realServers, [{address: '10.0.2.30', port: 53, weight: 1}])
+      lacks(t, /-r 10\.0\.2\.3[12]:|-w 0/)
+      // No ready endpoint: the serving+terminating one, at weight 1; the not-serving one is never used.
+      assert.deepEqual(vs(s, 'TCP 172.30.8.4:80').realServers, [{address: '10.0.2.40', port: 8080, weight: 1}])
     },
   },
   {
