@@ -3,12 +3,17 @@
 // node kube-proxy's checks are skipped with the owner as the reason; kube-proxy's leftovers there fire SVC-001,
 // and a kube-proxy still running there fires SVC-002.
 import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../../../src/app/analyze.js'
 import {CHECKS} from '../../../../../src/core/checks/registry.js'
+import {renderJson} from '../../../../../src/render/json.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
-import {FIXTURES} from '../../../../support/golden.js'
+import {FIXTURES, REPO_ROOT} from '../../../../support/golden.js'
+import {Ajv2020} from 'ajv/dist/2020.js'
+
+const validate = new Ajv2020({allErrors: true, strict: true}).compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'report.schema.json'), 'utf8')))
 
 const NODES = join(FIXTURES, 'layouts', 'nodes')
 const meta = {generatedAt: '2026-12-03T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'test'}
@@ -27,6 +32,7 @@ describe('services owner over the layout fixtures', () => {
       const loud = r.findings.filter((f) => f.severity !== 'info')
       assert.deepEqual(loud.map((f) => `${f.id}: ${f.message}`), [])
       assert.ok(r.nodes[0]?.layout?.summary, 'node summary carries the layout')
+      assert.ok(validate(JSON.parse(renderJson(r))), JSON.stringify(validate.errors))
       assert.equal(r.results.filter((x) => x.id.startsWith('SVC-') && x.status === 'failed').length, 0)
     })
   }
