@@ -220,6 +220,7 @@ export class NodeFacts {
         cluster: this.cluster,
         ...(d?.ok ? {discovery: d.value} : {}),
         ...(mode !== 'unknown' ? {proxyMode: mode} : {}),
+        kubeProxyAnswered: this.proxy.running?.source === 'kube-proxy /proxyMode',
       })
     })
   }

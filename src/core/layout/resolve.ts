@@ -53,6 +53,8 @@ export interface LayoutInputs {
   discovery?: LayoutDiscovery
   /** kube-proxy's mode as the node facts tell it (running, else configured). */
   proxyMode?: string
+  /** A kube-proxy answered on the node (127.0.0.1:10249/proxyMode): one runs there, whatever launched it. */
+  kubeProxyAnswered?: boolean
 }
 
 const KUBE_SYSTEM = 'kube-system'
@@ -341,16 +343,21 @@ export function ciliumKubeProxyReplacement(cluster: ClusterSnapshot): {replaces:
 
 function resolveServicesOwner(d: LayoutDiscovery | undefined, input: LayoutInputs, layout: ResolvedLayout, ev: string[]): ResolvedServicesOwner {
   const cluster = input.cluster
-  const kubeProxyOnNode = d?.kubeProxy
+  const pod = kubeProxyPodOn(cluster, input.node)
+  const running = d?.kubeProxy
     ? `a kube-proxy process runs (pid ${d.kubeProxy.pid})`
-    : layout.kubeProxy.where === 'embedded'
-      ? 'k3s embeds kube-proxy'
-      : kubeProxyPodOn(cluster, input.node)
-        ? `kube-proxy pod kube-system/${kubeProxyPodOn(cluster, input.node)!.metadata.name} runs on the node`
+    : pod
+      ? `kube-proxy pod kube-system/${pod.metadata.name} runs on the node`
+      : input.kubeProxyAnswered
+        ? 'a kube-proxy answers on 127.0.0.1:10249/proxyMode'
         : undefined
+  const kubeProxyOnNode = running ?? (layout.kubeProxy.where === 'embedded' ? 'k3s embeds kube-proxy' : undefined)
   const other = otherOwner(d, cluster, layout, ev)
   if (other) {
-    if (kubeProxyOnNode) other.kubeProxyAlsoRunning = kubeProxyOnNode
+    // NOTE: k3s's embedded kube-proxy counts as a second owner only when it shows: `disable-kube-proxy: true` in
+    // /etc/rancher/k3s/config.yaml is not read here, so "k3s embeds kube-proxy" alone is no proof it runs. That no
+    // replacement (Cilium's agent included) answers kube-proxy's 127.0.0.1:10249/proxyMode is unverified.
+    if (running) other.kubeProxyAlsoRunning = running
     return other
   }
   if (kubeProxyOnNode || layout.kubeProxy.where === 'daemonset' || layout.kubeProxy.where === 'static-pod') {

@@ -101,8 +101,9 @@ describe('resolveLayout without discovery or with little to go on', () => {
     assert.equal(l.distribution, 'k3s')
     assert.equal(l.servicesOwner.owner, 'cilium')
     assert.equal(l.servicesOwner.reason, 'kube-proxy-replacement=true in kube-system/cilium-config')
-    // k3s embeds kube-proxy unless started with --disable-kube-proxy, which the API alone cannot tell.
-    assert.equal(l.servicesOwner.kubeProxyAlsoRunning, 'k3s embeds kube-proxy')
+    // k3s embeds kube-proxy unless disabled (config.yaml, not read): no second owner without proof that one runs.
+    assert.equal(l.servicesOwner.kubeProxyAlsoRunning, undefined)
+    assert.equal(resolveLayout({node: 'n', cluster, kubeProxyAnswered: true}).servicesOwner.kubeProxyAlsoRunning, 'a kube-proxy answers on 127.0.0.1:10249/proxyMode')
   })
 
   it('cilium-config kube-proxy-replacement "false" (or the old "partial") leaves Services with kube-proxy', () => {
