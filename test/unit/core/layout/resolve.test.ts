@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
+import fc from 'fast-check'
 import {RunFacts} from '../../../../src/core/facts/node-facts.js'
 import {resolveLayout} from '../../../../src/core/layout/resolve.js'
 import {layoutSummary, toNodeLayout} from '../../../../src/core/layout/summary.js'
@@ -11,6 +12,7 @@ import {emptyClusterSnapshot} from '../../../../src/core/model/snapshot.js'
 import {parseLayoutDiscovery} from '../../../../src/core/parse/layout-discovery.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {expectGolden, FIXTURES, readFixture} from '../../../support/golden.js'
+import {FUZZ_RUNS, mutated} from '../../parse/fuzz-support.js'
 
 const NODES = join(FIXTURES, 'layouts', 'nodes')
 
@@ -131,5 +133,26 @@ describe('resolveLayout without discovery or with little to go on', () => {
     const r = toNodeLayout(resolveLayout({node: 'n', cluster, discovery: d, proxyMode: 'iptables'}))
     assert.equal(r.summary, 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan')
     assert.deepEqual([r.distribution, r.kubeProxy.where, r.kubeProxy.mode, r.servicesOwner.owner, r.clusterDNS], ['k3s', 'embedded', 'iptables', 'kube-proxy', '10.43.0.10'])
+  })
+})
+
+describe('resolveLayout property', () => {
+  it('any discovery the parser accepts resolves without throwing, with evidence and a three-part summary', () => {
+    const seeds = ['kubeadm-calico', 'k3s-flannel', 'rke2-canal', 'eks-al2023', 'gke-cos', 'cilium-kpr'].map((n) => readFixture(`layouts/discovery/${n}.txt`))
+    const tokens = ['link=tunl0', 'link=cilium_host', 'link=flannel.1', 'link=ovn-k8s-mp0', 'process=1 kube-proxy kube-proxy', 'process=2 k3s k3s agent', 'path=/etc/rancher/rke2/config.yaml', 'os-id=talos']
+    fc.assert(
+      fc.property(mutated(seeds, tokens), (text) => {
+        let d
+        try {
+          d = parseLayoutDiscovery(text)
+        } catch {
+          return
+        }
+        const l = resolveLayout({node: 'n', cluster: emptyClusterSnapshot(''), discovery: d})
+        assert.ok(l.evidence.length > 0)
+        assert.equal(layoutSummary(l).split(' · ').length, 3)
+      }),
+      {numRuns: FUZZ_RUNS / 3},
+    )
   })
 })
