@@ -16,7 +16,7 @@ import {parseRoutes, type RouteTable} from '../parse/routes.js'
 import {type LayoutDiscovery, parseLayoutDiscovery} from '../parse/layout-discovery.js'
 import {type ResolvedLayout, resolveLayout} from '../layout/resolve.js'
 import {computeProxyFacts, kubeProxyConfigFacts, type KubeProxyConfigFacts, type ProxyFacts} from './kube-proxy.js'
-import type {DataplaneFact, LayoutFact, ParseProblem, Parsed, ProxyModeFact, ServicesOwnerFact} from './types.js'
+import {type DataplaneFact, formatParseProblem, type LayoutFact, type ParseProblem, type Parsed, type ProxyModeFact, type ServicesOwnerFact} from './types.js'
 
 /** A typed key for a value derived from the facts (a check family's view, a diff), computed once per node or run. */
 export interface FactKey<T> {
@@ -218,7 +218,7 @@ export class NodeFacts {
       return resolveLayout({
         node: this.node.node,
         cluster: this.cluster,
-        ...(d?.ok ? {discovery: d.value} : {}),
+        ...(d?.ok ? {discovery: d.value} : d ? {discoveryProblem: formatParseProblem(d.problem)} : {}),
         ...(mode !== 'unknown' ? {proxyMode: mode} : {}),
         kubeProxyAnswered: this.proxy.running?.source === 'kube-proxy /proxyMode',
       })

@@ -53,6 +53,8 @@ export interface LayoutInputs {
   discovery?: LayoutDiscovery
   /** kube-proxy's mode as the node facts tell it (running, else configured). */
   proxyMode?: string
+  /** Why the node's discovery output could not be read (then the layout comes from the API alone). */
+  discoveryProblem?: string
   /** A kube-proxy answered on the node (127.0.0.1:10249/proxyMode): one runs there, whatever launched it. */
   kubeProxyAnswered?: boolean
 }
@@ -60,7 +62,7 @@ export interface LayoutInputs {
 const KUBE_SYSTEM = 'kube-system'
 
 export function resolveLayout(input: LayoutInputs): ResolvedLayout {
-  const evidence: string[] = []
+  const evidence: string[] = input.discoveryProblem !== undefined ? [`layout discovery unreadable: ${input.discoveryProblem}`] : []
   const d = input.discovery
   const node = input.cluster.nodes.find((n) => n.metadata.name === input.node)
   const distribution = resolveDistribution(d, node, input.cluster, evidence)

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import {RunFacts} from '../../../../src/core/facts/node-facts.js'
 import {resolveLayout} from '../../../../src/core/layout/resolve.js'
 import {layoutSummary, toNodeLayout} from '../../../../src/core/layout/summary.js'
-import {emptyClusterSnapshot} from '../../../../src/core/model/snapshot.js'
+import {emptyClusterSnapshot, type NodeSnapshot, SNAPSHOT_API_VERSION} from '../../../../src/core/model/snapshot.js'
 import {parseLayoutDiscovery} from '../../../../src/core/parse/layout-discovery.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {expectGolden, FIXTURES, readFixture} from '../../../support/golden.js'
@@ -85,6 +85,16 @@ describe('resolveLayout without discovery or with little to go on', () => {
     assert.deepEqual([l.distribution, l.cni.name, l.servicesOwner.owner, l.kubeProxy.where, l.discovered], ['unknown', 'unknown', 'unknown', 'unknown', false])
     assert.match(l.evidence.join('\n'), /unknown layout: no layout discovery from the node/)
     assert.equal(layoutSummary(l), 'unknown layout · Services: unknown · CNI unknown')
+  })
+
+  it('an unreadable discovery output is named in the evidence; the API still resolves', () => {
+    const cluster = emptyClusterSnapshot('')
+    cluster.nodes = [{metadata: {name: 'node-1'}, status: {nodeInfo: {kubeletVersion: 'v1.33.4+k3s1'}}}]
+    const node: NodeSnapshot = {apiVersion: SNAPSHOT_API_VERSION, kind: 'NodeSnapshot', node: 'node-1', collectedAt: '', transport: 'ssh', errors: [],
+      artifacts: {layout: {id: 'layout', source: 'sh -c ...', content: 'format=node-doctor-layout/1\nsh: 3: grep: not found\n'}}}
+    const l = new RunFacts(cluster).forNode(node).resolvedLayout
+    assert.equal(l.distribution, 'k3s')
+    assert.equal(l.evidence[0], 'layout discovery unreadable: layout (sh -c ...):2: not a key=value line: "sh: 3: grep: not found"')
   })
 
   it('an unknown layout says what was found', () => {
