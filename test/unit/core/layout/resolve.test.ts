@@ -97,6 +97,16 @@ describe('resolveLayout without discovery or with little to go on', () => {
     assert.equal(l.evidence[0], 'layout discovery unreadable: layout (sh -c ...):2: not a key=value line: "sh: 3: grep: not found"')
   })
 
+  it("NodeFacts.dataplane: the iptables backend `iptables --version` names when kube-proxy (or nobody known) owns Services", () => {
+    const cluster = emptyClusterSnapshot('')
+    const snap = (version: string): NodeSnapshot => ({apiVersion: SNAPSHOT_API_VERSION, kind: 'NodeSnapshot', node: 'n', collectedAt: '', transport: 'ssh', errors: [],
+      artifacts: {'iptables-version': {id: 'iptables-version', source: 'iptables --version', content: version}}})
+    const run = new RunFacts(cluster)
+    assert.equal(run.forNode(snap('iptables v1.8.10 (nf_tables)\n')).dataplane, 'iptables-nft')
+    assert.equal(run.forNode(snap('iptables v1.8.7 (legacy)\n')).dataplane, 'iptables-legacy')
+    assert.equal(run.forNode(snap('')).dataplane, 'unknown')
+  })
+
   it('an unknown layout says what was found', () => {
     const d = parseLayoutDiscovery('format=node-doctor-layout/1\nos-id=nixos\nos-version-id=25.11\nprocess=10 kubelet /run/current-system/sw/bin/kubelet --config=/etc/kubernetes/kubelet.json\n')
     const l = resolveLayout({node: 'n', cluster: emptyClusterSnapshot(''), discovery: d})
