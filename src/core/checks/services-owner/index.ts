@@ -41,7 +41,9 @@ export const SVC_LEFTOVERS: CheckSpec = {
 export const SVC_TWO_OWNERS: CheckSpec = {
   id: 'SVC-002',
   area: 'proxy-mode',
-  severity: 'error',
+  // NOTE: a warning, not an error: Cilium tolerates a kube-proxy beside its replacement during a migration, and
+  // its BPF path takes the traffic first; the state is still two dataplanes to keep consistent.
+  severity: 'warning',
   title: 'kube-proxy runs on a node whose Services another component implements (two owners)',
   looksAt: `${OWNER_LOOKS_AT}, against a kube-proxy on the node: its process, its pod in kube-system, or k3s's embedded one.`,
   why:

@@ -70,7 +70,7 @@ describe('services owner over the layout fixtures', () => {
     const r = await analyze('cilium-kpr-two-owners')
     const f = r.findings.filter((x) => x.id === 'SVC-002')
     assert.equal(f.length, 1)
-    assert.equal(f[0]!.severity, 'error')
+    assert.equal(f[0]!.severity, 'warning')
     assert.match(f[0]!.message, /Two Services implementations on the node: Cilium .*, and kube-proxy \(kube-proxy pod kube-system\/kube-proxy-x7k2p runs on the node\)/)
     assert.equal(r.findings.filter((x) => x.id === 'SVC-001').length, 1)
   })
