@@ -17,7 +17,7 @@ export function analyzeSnapshots(cluster: ClusterSnapshot, nodes: readonly NodeS
   const collectionErrors: CollectionError[] = [...cluster.errors.map(asReported), ...nodes.flatMap((n) => n.errors), ...run.errors]
   return buildReport({
     metadata: options.metadata,
-    nodes: nodes.map((n) => (n.durationMs === undefined ? {name: n.node} : {name: n.node, durationMs: n.durationMs})),
+    nodes: nodes.map((n) => ({name: n.node, ...(n.durationMs === undefined ? {} : {durationMs: n.durationMs}), ...(run.layouts[n.node] ? {layout: run.layouts[n.node]} : {})})),
     results: run.results,
     findings: run.findings,
     collectionErrors,

@@ -20,8 +20,8 @@ export interface ReadClusterOptions {
 }
 
 export const KUBE_SYSTEM = 'kube-system'
-/** kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names). */
-export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config', 'kubelet-config', 'kubeadm-config', 'coredns'] as const
+/** kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names), and cilium-config (who implements Services: core/layout). */
+export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config', 'kubelet-config', 'kubeadm-config', 'coredns', 'cilium-config'] as const
 
 /**
  * Builds the cluster half of a snapshot. Contract: resolves with whatever could be read, the rest recorded in

@@ -2,6 +2,7 @@
 // evidence, remedies and every check's result. Pure: Report in, string out; nothing here decides what is wrong.
 import {Chalk, type ChalkInstance} from 'chalk'
 import {layoutColumns} from './layout.js'
+import {layoutLine} from './layout-line.js'
 import type {CheckSpec} from '../core/checks/types.js'
 import {groupFindings} from '../core/fleet.js'
 import {
@@ -124,7 +125,7 @@ function nodeSection(
 
   const facts = [status ? paintStatus(status, c) : undefined, findings.length > 0 ? severityCounts(counts) : 'no findings']
   if (results.length > 0) facts.push(`checks: ${checkCounts(checks)}`)
-  const lines = [`${c.bold(node)}  ${facts.filter((x) => x !== undefined).join(' · ')}`]
+  const lines = [`${c.bold(node)}  ${facts.filter((x) => x !== undefined).join(' · ')}`, ...layoutLine(report.nodes.find((n) => n.name === node), c, width)]
 
   if (findings.length > 0) lines.push(...findingsTable(findings, c, width, wide))
   if (wide && results.length > 0) {

@@ -46,6 +46,7 @@ const HOST_NET: ItemNeeds = {hostNetwork: true}
  * reads the network namespace's values, so it needs the host's.
  */
 export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
+  layout: {unavailable: 'layout discovery reads host paths the agent does not mount (/etc/rancher, /var/lib/rancher, /etc/cni/net.d, /home/kubernetes); the layout is resolved from the API alone'},
   uname: {},
   'iptables-version': {},
   'iptables-save': NETFILTER,

@@ -2,7 +2,9 @@
 // facts to every check; skips a check whose inputs are missing or that does not apply to the node.
 import {type NodeFacts, RunFacts} from '../facts/node-facts.js'
 import type {Applicability} from '../facts/types.js'
-import type {Area, CheckResult, CollectionError, Finding} from '../model/report.js'
+import {type ResolvedServicesOwner, SERVICES_OWNER_TITLE} from '../layout/resolve.js'
+import {toNodeLayout} from '../layout/summary.js'
+import type {Area, CheckResult, CollectionError, Finding, NodeLayout} from '../model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
 import type {Check} from './types.js'
@@ -13,6 +15,8 @@ export interface CheckRunOutput {
   findings: Finding[]
   /** A check that threw: recorded, never propagated (a bug, but one bad check must not hide the others). */
   errors: CollectionError[]
+  /** Each node's resolved layout (core/layout), as reports carry it. */
+  layouts: Record<string, NodeLayout>
 }
 
 /** ClusterSnapshot fields and the API resource each is read from (as collection errors name it). */
@@ -69,7 +73,25 @@ export function notApplicable(when: Applicability | undefined, facts: NodeFacts)
     const l = facts.layout
     if (l !== 'unknown' && !when.layout.includes(l)) return `not applicable: the node's network layout is ${l}, not ${when.layout.join(' or ')}`
   }
+  if (when.servicesOwner) {
+    const o = facts.resolvedLayout.servicesOwner
+    if (o.owner !== 'unknown' && !when.servicesOwner.includes(o.owner)) return servicesOwnerReason(o)
+  }
   return undefined
+}
+
+function safely(f: () => string | undefined): string | undefined {
+  try {
+    return f()
+  } catch {
+    return undefined // the runner's own try records a throwing fact computation below
+  }
+}
+
+/** `Services on this node are implemented by Cilium (kube-proxy-replacement=true in kube-system/cilium-config)`. */
+export function servicesOwnerReason(o: ResolvedServicesOwner): string {
+  if (o.owner === 'none') return `not applicable: no kube-proxy runs on this node (${o.reason})`
+  return `Services on this node are implemented by ${SERVICES_OWNER_TITLE[o.owner]} (${o.reason})`
 }
 
 export function runChecks(
@@ -78,13 +100,24 @@ export function runChecks(
   nodes: readonly NodeSnapshot[],
   options: {areas?: readonly Area[]; facts?: RunFacts} = {},
 ): CheckRunOutput {
-  const out: CheckRunOutput = {results: [], findings: [], errors: []}
+  const out: CheckRunOutput = {results: [], findings: [], errors: [], layouts: {}}
   const selected = options.areas && options.areas.length > 0 ? checks.filter((c) => options.areas!.includes(c.spec.area)) : checks
   const run = options.facts ?? new RunFacts(cluster)
   for (const node of nodes) {
     const facts = run.forNode(node)
+    try {
+      out.layouts[node.node] = toNodeLayout(facts.resolvedLayout)
+    } catch (err) {
+      out.errors.push({node: node.node, source: 'layout', message: `internal error: ${(err as Error).message}`})
+    }
     for (const check of selected) {
       const base = {id: check.spec.id, node: node.node, area: check.spec.area}
+      // Another Services owner outranks missing inputs: the reason a person needs is who implements Services.
+      const owned = check.when?.servicesOwner ? safely(() => notApplicable({servicesOwner: check.when!.servicesOwner!}, facts)) : undefined
+      if (owned !== undefined) {
+        out.results.push({...base, status: 'skipped', reason: owned})
+        continue
+      }
       const missing = missingInputs(check, cluster, node)
       if (missing.length > 0) {
         out.results.push({...base, status: 'skipped', reason: `missing input: ${missing.join(', ')}`})

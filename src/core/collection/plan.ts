@@ -1,5 +1,5 @@
 // What to collect from a node, as data. Each item is a fixed command (no interpolation of API data) or a file.
-import type {Area} from '../model/report.js'
+import {type Area, AREAS} from '../model/report.js'
 import {shellJoin} from './shell.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
@@ -37,8 +37,101 @@ function birdShowProtocols(socket: string): string[] {
   return ['sh', '-c', `for c in birdcl birdc; do command -v "$c" >/dev/null 2>&1 && exec "$c" -s ${socket} show protocols; done; echo 'birdcl: command not found' >&2; exit 127`]
 }
 
+/**
+ * Paths whose existence tells the distribution, where the kubelet's config lives and where kube-proxy runs
+ * (docs/../reference: kubeadm, k3s, RKE2, EKS AL2/AL2023, GKE COS, AKS, Bottlerocket, Talos). Fixed list.
+ */
+export const LAYOUT_PATHS: readonly string[] = [
+  '/var/lib/kubelet/config.yaml',
+  '/var/lib/kubelet/kubeadm-flags.env',
+  '/etc/kubernetes/kubelet.conf',
+  '/etc/kubernetes/kubelet.yaml',
+  '/etc/kubernetes/manifests',
+  '/etc/kubernetes/kubelet.conf.d',
+  '/etc/rancher/k3s/config.yaml',
+  '/etc/rancher/k3s/config.yaml.d',
+  '/var/lib/rancher/k3s/agent/etc/kubelet.conf.d',
+  '/var/lib/rancher/k3s/agent/etc/containerd/config.toml',
+  '/var/lib/rancher/k3s/data/current/bin/aux',
+  '/etc/rancher/rke2/config.yaml',
+  '/etc/rancher/rke2/config.yaml.d',
+  '/var/lib/rancher/rke2/agent/pod-manifests',
+  '/var/lib/rancher/rke2/agent/etc/kubelet.conf.d',
+  '/var/lib/rancher/rke2/agent/etc/containerd/config.toml',
+  '/etc/kubernetes/kubelet/kubelet-config.json',
+  '/etc/kubernetes/kubelet/config.json',
+  '/etc/kubernetes/kubelet/config.json.d',
+  '/etc/eks/bootstrap.sh',
+  '/usr/bin/nodeadm',
+  '/home/kubernetes/kubelet-config.yaml',
+  '/home/kubernetes/bin',
+  '/etc/default/kubelet',
+  '/etc/default/kubeletconfig.json',
+  '/etc/kubernetes/kubelet/config',
+  '/etc/containerd/config.toml',
+  '/run/containerd/containerd.sock',
+  '/run/k3s/containerd/containerd.sock',
+  '/var/run/crio/crio.sock',
+  '/var/run/cri-dockerd.sock',
+  '/etc/cni/net.d',
+  '/var/lib/rancher/k3s/agent/etc/cni/net.d',
+]
+
+/** Directories whose entries are listed: static pod manifests, kubelet drop-ins, CNI configs. */
+export const LAYOUT_LISTED_DIRS: readonly string[] = [
+  '/etc/kubernetes/manifests',
+  '/var/lib/rancher/rke2/agent/pod-manifests',
+  '/etc/kubernetes/kubelet.conf.d',
+  '/var/lib/rancher/k3s/agent/etc/kubelet.conf.d',
+  '/var/lib/rancher/rke2/agent/etc/kubelet.conf.d',
+  '/etc/kubernetes/kubelet/config.json.d',
+]
+
+/** Processes (by /proc/PID/comm) whose command lines tell who runs the kubelet, kube-proxy, the runtime and the CNI. */
+export const LAYOUT_PROCESS_NAMES: readonly string[] = [
+  'kubelet', 'kube-proxy', 'k3s', 'k3s-server', 'k3s-agent', 'rke2', 'hyperkube', 'containerd', 'crio', 'dockerd',
+  'cilium-agent', 'calico-node', 'flanneld', 'kube-router', 'ovnkube', 'antrea-agent', 'aws-k8s-agent',
+]
+
+/** Links that name the CNI or the Services dataplane; `*` entries are counted by prefix instead of listed. */
+export const LAYOUT_LINKS: readonly string[] = [
+  'tunl0', 'vxlan.calico', 'vxlan-v6.calico', 'wireguard.cali', 'flannel.1', 'flannel-wg', 'cni0', 'cilium_host', 'cilium_net',
+  'cilium_vxlan', 'cilium_geneve', 'kube-ipvs0', 'ovn-k8s-mp0', 'br-int', 'kube-bridge', 'kube-dummy-if', 'antrea-gw0',
+  'weave', 'eni*', 'azv*', 'cali*', 'lxc*', 'genev_sys_*', 'gke*',
+]
+
+/**
+ * The `layout` discovery script: fixed text, POSIX sh, read-only. Prints `key=value` lines (parsed by
+ * core/parse/layout-discovery.ts): os-release, the processes above with their command lines, which well-known paths
+ * exist, the entries of the listed directories, the CNI config files and the first one's type, the links above.
+ */
+export function layoutDiscoveryScript(): string {
+  const q = (xs: readonly string[]) => xs.join(' ')
+  const exact = LAYOUT_LINKS.filter((l) => !l.endsWith('*'))
+  const prefixes = LAYOUT_LINKS.filter((l) => l.endsWith('*')).map((l) => l.slice(0, -1))
+  return [
+    'echo format=node-doctor-layout/1',
+    // The host's os-release: through PID 1's root when readable (a debug pod sharing the host's PID namespace).
+    'for f in /proc/1/root/etc/os-release /etc/os-release /usr/lib/os-release; do [ -r "$f" ] || continue; echo "os-release=$f"; ' +
+      'sed -n -e "s/^ID=/os-id=/p" -e "s/^VERSION_ID=/os-version-id=/p" -e "s/^PRETTY_NAME=/os-pretty-name=/p" "$f" | tr -d "\\"\'"; break; done',
+    `for c in $(grep -l -x -E '${LAYOUT_PROCESS_NAMES.join('|')}' /proc/[0-9]*/comm 2>/dev/null); do d=\${c%/comm}; ` +
+      'n=$(cat "$c" 2>/dev/null) || continue; a=$(tr "\\000\\n" "  " <"$d/cmdline" 2>/dev/null) || continue; echo "process=${d#/proc/} $n $a"; done',
+    `for p in ${q(LAYOUT_PATHS)}; do [ -e "$p" ] && echo "path=$p"; done`,
+    `for d in ${q(LAYOUT_LISTED_DIRS)}; do [ -d "$d" ] || continue; for f in "$d"/*; do [ -e "$f" ] && echo "file=$f"; done; done`,
+    // The CNI config the runtime loads is the lexically first *.conflist/*.conf/*.json (libcni's order).
+    'first=; for d in /etc/cni/net.d /var/lib/rancher/k3s/agent/etc/cni/net.d; do [ -d "$d" ] || continue; for f in $(LC_ALL=C ls "$d"); do ' +
+      'echo "cni-file=$d/$f"; case "$f" in *.conflist|*.conf|*.json) [ -n "$first" ] || first=$d/$f;; esac; done; done; ' +
+      'if [ -n "$first" ]; then echo "cni-first=$first"; ' +
+      'sed -n "s/.*\\"type\\"[[:space:]]*:[[:space:]]*\\"\\([^\\"]*\\)\\".*/cni-first-type=\\1/p" "$first" | head -n 1; fi',
+    `for l in /sys/class/net/*; do n=\${l##*/}; case "$n" in ${exact.join('|')}) echo "link=$n";; ${prefixes.map((p) => `${p}*`).join('|')}) echo "link=$n";; esac; done`,
+    'exit 0',
+  ].join('\n')
+}
+
 /** The full plan. Order matters only for readability of bundles. */
 export const COLLECTION_PLAN: readonly PlanItem[] = [
+  // What runs where (distribution, kubelet, kube-proxy, runtime, CNI): read by core/layout for every area.
+  item('layout', 'layout discovery: processes, well-known paths, CNI configs and links', ['sh', '-c', layoutDiscoveryScript()], [...AREAS], {tool: 'sh'}),
   item('uname', 'kernel release', ['uname', '-r'], ['proxy-mode', 'nftables', 'kubelet']),
   item('iptables-version', 'iptables version and backend', ['iptables', '--version'], ['iptables', 'proxy-mode']),
   item('iptables-save', 'IPv4 iptables rules', ['iptables-save'], ['iptables', 'proxy-mode', 'ipvs'], {required: true}),

@@ -13,8 +13,10 @@ import {type LinkTable, parseLinks} from '../parse/links.js'
 import {type NftRuleset, parseNft} from '../parse/nft.js'
 import {type MetricFamily, parsePrometheusText} from '../parse/prom-metrics.js'
 import {parseRoutes, type RouteTable} from '../parse/routes.js'
+import {type LayoutDiscovery, parseLayoutDiscovery} from '../parse/layout-discovery.js'
+import {type ResolvedLayout, resolveLayout} from '../layout/resolve.js'
 import {computeProxyFacts, kubeProxyConfigFacts, type KubeProxyConfigFacts, type ProxyFacts} from './kube-proxy.js'
-import type {DataplaneFact, LayoutFact, ParseProblem, Parsed, ProxyModeFact} from './types.js'
+import {type DataplaneFact, formatParseProblem, type LayoutFact, type ParseProblem, type Parsed, type ProxyModeFact, type ServicesOwnerFact} from './types.js'
 
 /** A typed key for a value derived from the facts (a check family's view, a diff), computed once per node or run. */
 export interface FactKey<T> {
@@ -200,13 +202,52 @@ export class NodeFacts {
     return mode === 'iptables' || mode === 'ipvs' || mode === 'nftables' || mode === 'kernelspace' ? mode : 'unknown'
   }
 
-  /** Not detected yet (a later change adds layout discovery). */
-  get dataplane(): DataplaneFact {
-    return 'unknown'
+  // -------------------------------------------------------------------------------------------------------------
+  // layout
+
+  /** The `layout` discovery artifact (what runs where on the node). */
+  layoutDiscovery(): Parsed<LayoutDiscovery> | undefined {
+    return this.parsed('layout', '', parseLayoutDiscovery)
   }
 
-  /** Not detected yet (a later change adds layout discovery). */
+  /** Distribution, kubelet config, kube-proxy, CNI and Services owner, from the discovery (when read) and the API. */
+  get resolvedLayout(): ResolvedLayout {
+    return this.memo.get('layout', () => {
+      const d = this.layoutDiscovery()
+      const mode = this.proxyMode
+      return resolveLayout({
+        node: this.node.node,
+        cluster: this.cluster,
+        ...(d?.ok ? {discovery: d.value} : d ? {discoveryProblem: formatParseProblem(d.problem)} : {}),
+        ...(mode !== 'unknown' ? {proxyMode: mode} : {}),
+        kubeProxyAnswered: this.proxy.running?.source === 'kube-proxy /proxyMode',
+      })
+    })
+  }
+
+  /** Who implements Services on the node. */
+  get servicesOwner(): ServicesOwnerFact {
+    return this.resolvedLayout.servicesOwner.owner
+  }
+
+  /**
+   * The Service dataplane's backend: `ebpf` when Cilium or Calico eBPF owns Services, `nftables` in kube-proxy's
+   * nftables mode, else the iptables backend `iptables --version` names.
+   */
+  get dataplane(): DataplaneFact {
+    return this.memo.get('dataplane', () => {
+      const owner = this.servicesOwner
+      if (owner === 'cilium' || owner === 'calico-ebpf') return 'ebpf'
+      if (this.proxyMode === 'nftables') return 'nftables'
+      const v = this.text('iptables-version') ?? ''
+      if (/\(nf_tables\)/.test(v)) return 'iptables-nft'
+      if (/\(legacy\)/.test(v)) return 'iptables-legacy'
+      return 'unknown'
+    })
+  }
+
+  /** The node's CNI. */
   get layout(): LayoutFact {
-    return 'unknown'
+    return this.resolvedLayout.cni.name
   }
 }

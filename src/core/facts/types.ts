@@ -23,11 +23,30 @@ export function formatParseProblem(p: ParseProblem): string {
 /** The mode kube-proxy runs in, as far as the snapshots tell (`unknown` when they do not). */
 export type ProxyModeFact = 'iptables' | 'ipvs' | 'nftables' | 'kernelspace' | 'unknown'
 
-/** Which packet-filter backend the node's Service dataplane runs on. Not detected yet: always `unknown`. */
+/**
+ * Which packet-filter backend the node's Service dataplane runs on: `ebpf` when Cilium or Calico eBPF implements
+ * Services, `nftables` for kube-proxy's nftables mode, else the iptables backend (`iptables --version`).
+ */
 export type DataplaneFact = 'iptables-legacy' | 'iptables-nft' | 'nftables' | 'ebpf' | 'unknown'
 
-/** How the node's networking is laid out (CNI and its routing). Not detected yet: always `unknown`. */
-export type LayoutFact = 'calico' | 'flannel' | 'canal' | 'cilium' | 'other' | 'unknown'
+/** The node's CNI (core/layout resolves it from links, CNI config and DaemonSets). */
+export type LayoutFact =
+  | 'calico'
+  | 'flannel'
+  | 'canal'
+  | 'cilium'
+  | 'aws-vpc-cni'
+  | 'azure-cni'
+  | 'gke'
+  | 'kube-router'
+  | 'ovn-kubernetes'
+  | 'antrea'
+  | 'weave'
+  | 'other'
+  | 'unknown'
+
+/** Who implements Services on the node (core/layout). */
+export type ServicesOwnerFact = 'kube-proxy' | 'cilium' | 'calico-ebpf' | 'ovn-kubernetes' | 'kube-router' | 'antrea' | 'none' | 'unknown'
 
 /**
  * When a check applies, as data. Each listed fact must hold one of the values; a fact the snapshots cannot decide
@@ -37,4 +56,6 @@ export interface Applicability {
   proxyMode?: ReadonlyArray<Exclude<ProxyModeFact, 'unknown'>>
   dataplane?: ReadonlyArray<Exclude<DataplaneFact, 'unknown'>>
   layout?: ReadonlyArray<Exclude<LayoutFact, 'unknown'>>
+  /** Who implements Services: kube-proxy's rule checks declare `['kube-proxy']`. */
+  servicesOwner?: ReadonlyArray<Exclude<ServicesOwnerFact, 'unknown'>>
 }

@@ -85,6 +85,26 @@ export interface NodeSummary {
   status: NodeStatus
   findings: Record<Severity, number>
   durationMs?: number
+  /** What runs where on the node (core/layout): distribution, kubelet config, kube-proxy, CNI, who implements Services. */
+  layout?: NodeLayout
+}
+
+/** A node's resolved layout as reports carry it: one line for people, the structure for tools. */
+export interface NodeLayout {
+  /** `k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan`. */
+  summary: string
+  /** kubeadm, k3s, rke2, eks-al2, eks-al2023, gke-cos, aks, bottlerocket, talos or unknown. */
+  distribution: string
+  version?: string
+  kubelet: {configPaths: string[]; configDirs: string[]; source: string}
+  kubeProxy: {where: string; detail: string; mode?: string}
+  cni: {name: string; mode?: string}
+  servicesOwner: {owner: string; reason: string; kubeProxyAlsoRunning?: string}
+  clusterDNS?: string
+  /** Whether the node's own discovery was read (false: resolved from the API alone). */
+  discovered: boolean
+  /** Where each conclusion came from. */
+  evidence: string[]
 }
 
 export type ReportStatus = 'healthy' | 'unhealthy' | 'partial'
@@ -125,7 +145,7 @@ export type SuppressedFinding = Finding & {reason: string}
 
 export interface ReportInput {
   metadata: ReportMetadata
-  nodes: Array<{name: string; durationMs?: number}>
+  nodes: Array<{name: string; durationMs?: number; layout?: NodeLayout}>
   results?: CheckResult[]
   findings?: Finding[]
   collectionErrors?: CollectionError[]
@@ -155,6 +175,7 @@ export function buildReport(input: ReportInput): Report {
 
   const nodeNames = [...new Set(input.nodes.map((n) => n.name))]
   const durations = new Map(input.nodes.map((n) => [n.name, n.durationMs]))
+  const layouts = new Map(input.nodes.map((n) => [n.name, n.layout]))
   const nodes: NodeSummary[] = nodeNames.sort().map((name) => {
     const counts = emptyCounts()
     for (const f of findings) if (f.node === name) counts[f.severity]++
@@ -167,6 +188,8 @@ export function buildReport(input: ReportInput): Report {
     const summary: NodeSummary = {name, status, findings: counts}
     const d = durations.get(name)
     if (d !== undefined) summary.durationMs = d
+    const layout = layouts.get(name)
+    if (layout !== undefined) summary.layout = layout
     return summary
   })
 

@@ -60,7 +60,11 @@ export interface Artifact {
   durationMs?: number
 }
 
-/** Raw files and command outputs from one node, via some transport. */
+/**
+ * Raw files and command outputs from one node, via some transport. NOTE: the node's layout (distribution, kubelet
+ * config, kube-proxy, CNI, Services owner) is not a field: core/layout derives it from the `layout` artifact and the
+ * ClusterSnapshot, so bundles keep it without a format change and older bundles resolve from the API alone.
+ */
 export interface NodeSnapshot {
   apiVersion: typeof SNAPSHOT_API_VERSION
   kind: 'NodeSnapshot'

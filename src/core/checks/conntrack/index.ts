@@ -181,4 +181,4 @@ export function checkStaleUdp(ctx: CheckContext): CheckOutcome {
   return stale.length > 0 ? {status: 'failed', findings: stale.map((s) => draft(ctx.node.node, s))} : {status: 'passed'}
 }
 
-export const CONNTRACK_CHECKS: readonly Check[] = [{spec: CT_STALE_UDP, run: checkStaleUdp}]
+export const CONNTRACK_CHECKS: readonly Check[] = [{spec: CT_STALE_UDP, when: {servicesOwner: ['kube-proxy']}, run: checkStaleUdp}]

@@ -15,7 +15,7 @@ import {
   PROXY_USERSPACE,
 } from './specs.js'
 
-const check = (spec: Check['spec'], run: (ctx: CheckContext) => CheckOutcome): Check => ({spec, run})
+const check = (spec: Check['spec'], run: (ctx: CheckContext) => CheckOutcome): Check => ({spec, when: {servicesOwner: ['kube-proxy']}, run})
 
 /** The PROXY checks: kube-proxy's configured, running and leftover modes, and its health, per node. */
 export const PROXY_MODE_CHECKS: readonly Check[] = [

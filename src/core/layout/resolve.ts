@@ -1,0 +1,398 @@
+// Discovery facts + cluster objects → the node's resolved layout: distribution and version, where the kubelet's
+// config lives, where kube-proxy runs, the CNI and its mode, and who implements Services. Pure. Every conclusion
+// carries the evidence it came from; what cannot be told stays `unknown` (never a finding).
+import type {ConfigMap, DaemonSet, KubeObject, Node, Pod} from '../model/k8s.js'
+import type {ClusterSnapshot} from '../model/snapshot.js'
+import {flagValue, type LayoutDiscovery} from '../parse/layout-discovery.js'
+import {type Distribution, type KubeProxyPlacement, knownLayout} from './known-layouts.js'
+
+export type CniName = 'calico' | 'canal' | 'flannel' | 'cilium' | 'aws-vpc-cni' | 'azure-cni' | 'gke' | 'kube-router' | 'ovn-kubernetes' | 'antrea' | 'weave' | 'other' | 'unknown'
+
+export type ServicesOwner = 'kube-proxy' | 'cilium' | 'calico-ebpf' | 'ovn-kubernetes' | 'kube-router' | 'antrea' | 'none' | 'unknown'
+
+export const SERVICES_OWNER_TITLE: Record<ServicesOwner, string> = {
+  'kube-proxy': 'kube-proxy',
+  cilium: 'Cilium',
+  'calico-ebpf': 'Calico eBPF',
+  'ovn-kubernetes': 'OVN-Kubernetes',
+  'kube-router': 'kube-router',
+  antrea: 'Antrea',
+  none: 'nothing',
+  unknown: 'unknown',
+}
+
+export interface ResolvedServicesOwner {
+  owner: ServicesOwner
+  /** Why: `kube-proxy-replacement=true in kube-system/cilium-config`. */
+  reason: string
+  /** kube-proxy's mode when kube-proxy owns Services and the mode is known. */
+  mode?: string
+  /** kube-proxy also runs on the node although another owner implements Services (two owners). */
+  kubeProxyAlsoRunning?: string
+}
+
+export interface ResolvedLayout {
+  distribution: Distribution
+  title: string
+  /** The kubelet's version as the Node reports it (`v1.33.4+k3s1`). */
+  version?: string
+  os?: string
+  kubelet: {configPaths: string[]; configDirs: string[]; flagsSource: string; embeddedIn?: 'k3s'; source: 'running kubelet' | 'layout table' | 'unknown'}
+  kubeProxy: {where: KubeProxyPlacement['kind']; detail: string; mode?: string}
+  cni: {name: CniName; mode?: string; detail?: string}
+  servicesOwner: ResolvedServicesOwner
+  clusterDNS?: string
+  /** Whether the node's discovery artifact was read (false: resolved from the API alone). */
+  discovered: boolean
+  evidence: string[]
+}
+
+export interface LayoutInputs {
+  node: string
+  cluster: ClusterSnapshot
+  discovery?: LayoutDiscovery
+  /** kube-proxy's mode as the node facts tell it (running, else configured). */
+  proxyMode?: string
+  /** Why the node's discovery output could not be read (then the layout comes from the API alone). */
+  discoveryProblem?: string
+  /** A kube-proxy answered on the node (127.0.0.1:10249/proxyMode): one runs there, whatever launched it. */
+  kubeProxyAnswered?: boolean
+}
+
+const KUBE_SYSTEM = 'kube-system'
+
+export function resolveLayout(input: LayoutInputs): ResolvedLayout {
+  const evidence: string[] = input.discoveryProblem !== undefined ? [`layout discovery unreadable: ${input.discoveryProblem}`] : []
+  const d = input.discovery
+  const node = input.cluster.nodes.find((n) => n.metadata.name === input.node)
+  const distribution = resolveDistribution(d, node, input.cluster, evidence)
+  const table = knownLayout(distribution)
+  const version = node?.status?.nodeInfo?.kubeletVersion
+  const out: ResolvedLayout = {
+    distribution,
+    title: table.title,
+    kubelet: kubeletOf(d, distribution, evidence),
+    kubeProxy: {where: 'unknown', detail: ''},
+    cni: resolveCni(d, input.cluster, evidence),
+    servicesOwner: {owner: 'unknown', reason: ''},
+    discovered: d !== undefined,
+    evidence,
+  }
+  if (version) out.version = version
+  const os = d?.osRelease?.prettyName ?? node?.status?.nodeInfo?.osImage
+  if (os) out.os = os
+  if (table.clusterDNS) out.clusterDNS = table.clusterDNS
+  out.kubeProxy = resolveKubeProxy(d, distribution, input, evidence)
+  out.servicesOwner = resolveServicesOwner(d, input, out, evidence)
+  if (out.servicesOwner.owner === 'kube-proxy' && input.proxyMode) out.kubeProxy.mode = input.proxyMode
+  return out
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// distribution
+
+function has(d: LayoutDiscovery | undefined, path: string): boolean {
+  return d !== undefined && (d.paths.includes(path) || d.files.includes(path))
+}
+
+function process(d: LayoutDiscovery | undefined, ...names: string[]) {
+  return d?.processes.find((p) => names.includes(p.name))
+}
+
+function resolveDistribution(d: LayoutDiscovery | undefined, node: Node | undefined, cluster: ClusterSnapshot, ev: string[]): Distribution {
+  const version = node?.status?.nodeInfo?.kubeletVersion ?? ''
+  const osImage = node?.status?.nodeInfo?.osImage ?? ''
+  const provider = node?.spec?.providerID ?? ''
+  const labels = node?.metadata.labels ?? {}
+  const osId = d?.osRelease?.id ?? ''
+  const osVersion = d?.osRelease?.versionId ?? ''
+  const note = (what: string) => ev.push(what)
+
+  if (/\+k3s\d*/.test(version) || d?.kubelet?.embeddedIn === 'k3s' || has(d, '/etc/rancher/k3s/config.yaml')) {
+    note(/\+k3s/.test(version) ? `kubeletVersion ${version} (k3s build)` : d?.kubelet?.embeddedIn === 'k3s' ? `the kubelet runs inside k3s ${d.kubelet.role ?? ''} (pid ${d.kubelet.pid})` : 'file /etc/rancher/k3s/config.yaml')
+    return 'k3s'
+  }
+  if (/\+rke2/.test(version) || process(d, 'rke2') || has(d, '/etc/rancher/rke2/config.yaml') || has(d, '/var/lib/rancher/rke2/agent/pod-manifests')) {
+    note(/\+rke2/.test(version) ? `kubeletVersion ${version} (RKE2 build)` : process(d, 'rke2') ? 'an rke2 process runs' : 'RKE2 paths (/etc/rancher/rke2, /var/lib/rancher/rke2)')
+    return 'rke2'
+  }
+  if (osId === 'talos' || /^Talos\b/.test(osImage)) {
+    note(osId === 'talos' ? 'os-release ID=talos' : `osImage "${osImage}"`)
+    return 'talos'
+  }
+  if (osId === 'bottlerocket' || /^Bottlerocket\b/.test(osImage)) {
+    note(osId === 'bottlerocket' ? 'os-release ID=bottlerocket' : `osImage "${osImage}"`)
+    return 'bottlerocket'
+  }
+  const aws = provider.startsWith('aws://') || Object.keys(labels).some((k) => k.startsWith('eks.amazonaws.com/'))
+  if (has(d, '/etc/kubernetes/kubelet/config.json') || has(d, '/usr/bin/nodeadm') || (aws && (/Amazon Linux 2023/.test(osImage) || (osId === 'amzn' && osVersion === '2023')))) {
+    note(has(d, '/etc/kubernetes/kubelet/config.json') ? 'file /etc/kubernetes/kubelet/config.json (nodeadm)' : has(d, '/usr/bin/nodeadm') ? 'nodeadm is installed' : `AWS node (${provider || 'eks.amazonaws.com labels'}) with osImage "${osImage || 'Amazon Linux 2023'}"`)
+    return 'eks-al2023'
+  }
+  if (has(d, '/etc/kubernetes/kubelet/kubelet-config.json') || has(d, '/etc/eks/bootstrap.sh') || (aws && (/Amazon Linux 2\b/.test(osImage) || (osId === 'amzn' && osVersion === '2')))) {
+    note(has(d, '/etc/kubernetes/kubelet/kubelet-config.json') ? 'file /etc/kubernetes/kubelet/kubelet-config.json' : has(d, '/etc/eks/bootstrap.sh') ? 'file /etc/eks/bootstrap.sh' : `AWS node with osImage "${osImage}"`)
+    return 'eks-al2'
+  }
+  const gke = provider.startsWith('gce://') && Object.keys(labels).some((k) => k.startsWith('cloud.google.com/gke'))
+  if (has(d, '/home/kubernetes/kubelet-config.yaml') || gke) {
+    note(has(d, '/home/kubernetes/kubelet-config.yaml') ? 'file /home/kubernetes/kubelet-config.yaml' : `GKE node (${provider}, cloud.google.com/gke-* labels)`)
+    return 'gke-cos'
+  }
+  const aks = provider.startsWith('azure://') && Object.keys(labels).some((k) => k.startsWith('kubernetes.azure.com/'))
+  if (has(d, '/etc/default/kubeletconfig.json') || aks) {
+    note(has(d, '/etc/default/kubeletconfig.json') ? 'file /etc/default/kubeletconfig.json' : `AKS node (${provider}, kubernetes.azure.com/* labels)`)
+    return 'aks'
+  }
+  const kubeadmCm = cluster.configMaps.some((c) => c.metadata.namespace === KUBE_SYSTEM && c.metadata.name === 'kubeadm-config')
+  if (has(d, '/var/lib/kubelet/kubeadm-flags.env') || (d === undefined && kubeadmCm)) {
+    note(has(d, '/var/lib/kubelet/kubeadm-flags.env') ? 'file /var/lib/kubelet/kubeadm-flags.env' : 'ConfigMap kube-system/kubeadm-config (cluster-wide; the node was not examined)')
+    return 'kubeadm'
+  }
+  const found = d ? describeFound(d) : 'no layout discovery from the node'
+  note(`unknown layout: ${found}`)
+  return 'unknown'
+}
+
+/** What was found on a node no row matched, in one line. */
+function describeFound(d: LayoutDiscovery): string {
+  const parts: string[] = []
+  if (d.osRelease?.id) parts.push(`os ${d.osRelease.id}${d.osRelease.versionId ? ` ${d.osRelease.versionId}` : ''}`)
+  if (d.kubelet) parts.push(`kubelet pid ${d.kubelet.pid}${d.kubelet.config ? ` --config=${d.kubelet.config}` : ''}`)
+  else parts.push('no kubelet process')
+  if (d.paths.length > 0) parts.push(`paths ${d.paths.join(', ')}`)
+  return parts.join('; ')
+}
+
+function kubeletOf(d: LayoutDiscovery | undefined, distribution: Distribution, ev: string[]): ResolvedLayout['kubelet'] {
+  const table = knownLayout(distribution)
+  const k = d?.kubelet
+  if (k) {
+    const configPaths = k.config !== undefined ? [k.config] : table.kubelet.configPaths
+    const configDirs = k.configDir !== undefined ? [k.configDir] : table.kubelet.configDirs
+    if (k.config !== undefined) ev.push(`kubelet --config=${k.config}${k.configDir !== undefined ? ` --config-dir=${k.configDir}` : ''} (pid ${k.pid})`)
+    const out: ResolvedLayout['kubelet'] = {configPaths, configDirs, flagsSource: table.kubelet.flagsSource, source: 'running kubelet'}
+    if (k.embeddedIn) out.embeddedIn = k.embeddedIn
+    return out
+  }
+  return {configPaths: table.kubelet.configPaths, configDirs: table.kubelet.configDirs, flagsSource: table.kubelet.flagsSource, source: distribution === 'unknown' ? 'unknown' : 'layout table'}
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// kube-proxy
+
+function kubeSystemDaemonSet(cluster: ClusterSnapshot, name: string): DaemonSet | undefined {
+  return cluster.daemonSets.find((ds) => ds.metadata.namespace === KUBE_SYSTEM && ds.metadata.name === name)
+}
+
+function kubeSystemConfigMap(cluster: ClusterSnapshot, name: string): ConfigMap | undefined {
+  return cluster.configMaps.find((c) => c.metadata.namespace === KUBE_SYSTEM && c.metadata.name === name)
+}
+
+function isKubeProxyPod(p: Pod): boolean {
+  const l = p.metadata.labels ?? {}
+  return l['k8s-app'] === 'kube-proxy' || l.component === 'kube-proxy' || /^kube-proxy-/.test(p.metadata.name)
+}
+
+/** The kube-proxy pod on the node that is running, if the snapshot has one. */
+function kubeProxyPodOn(cluster: ClusterSnapshot, node: string): Pod | undefined {
+  return cluster.pods.find((p) => p.spec?.nodeName === node && p.metadata.namespace === KUBE_SYSTEM && isKubeProxyPod(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
+}
+
+function k3sDisablesKubeProxy(d: LayoutDiscovery | undefined): boolean {
+  const argv = d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : []
+  return argv.some((a) => a === '--disable-kube-proxy' || a === '--disable-kube-proxy=true')
+}
+
+function resolveKubeProxy(d: LayoutDiscovery | undefined, distribution: Distribution, input: LayoutInputs, ev: string[]): ResolvedLayout['kubeProxy'] {
+  const staticManifest = d?.files.find((f) => /\/kube-proxy\.(yaml|yml|manifest|json)$/.test(f))
+  if (distribution === 'k3s') {
+    if (k3sDisablesKubeProxy(d)) {
+      ev.push('k3s runs with --disable-kube-proxy')
+      return {where: 'none', detail: 'disabled in k3s (--disable-kube-proxy)'}
+    }
+    return {where: 'embedded', detail: 'embedded in k3s (kube-proxy-arg)'}
+  }
+  if (staticManifest) {
+    ev.push(`static pod manifest ${staticManifest}`)
+    return {where: 'static-pod', detail: `static pod ${staticManifest}`}
+  }
+  const ds = kubeSystemDaemonSet(input.cluster, 'kube-proxy')
+  const table = knownLayout(distribution).kubeProxy
+  if (ds) {
+    const cm = table.kind === 'daemonset' ? table.configMap : kubeSystemConfigMap(input.cluster, 'kube-proxy-config') ? {name: 'kube-proxy-config', key: 'config'} : {name: 'kube-proxy', key: 'config.conf'}
+    ev.push('DaemonSet kube-system/kube-proxy')
+    return {where: 'daemonset', detail: `DaemonSet kube-system/kube-proxy, ConfigMap kube-system/${cm.name} key ${cm.key}`}
+  }
+  if (d?.kubeProxy) {
+    ev.push(`a kube-proxy process runs (pid ${d.kubeProxy.pid}) outside any DaemonSet or static pod the snapshot shows`)
+    return {where: 'unknown', detail: `kube-proxy process pid ${d.kubeProxy.pid}`}
+  }
+  if (d && !kubeProxyPodOn(input.cluster, input.node) && input.cluster.daemonSets.length > 0) {
+    return {where: 'none', detail: 'no kube-proxy process, DaemonSet or static pod'}
+  }
+  return {where: 'unknown', detail: table.kind === 'daemonset' ? `expected as DaemonSet ${table.daemonSet} (layout table; not seen)` : 'not seen'}
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// CNI
+
+function envOf(ds: DaemonSet | undefined, name: string): string | undefined {
+  for (const c of ds?.spec?.template?.spec?.containers ?? []) for (const e of c.env ?? []) if (e.name === name) return e.value
+  return undefined
+}
+
+function argsOf(ds: DaemonSet | undefined): string[] {
+  return (ds?.spec?.template?.spec?.containers ?? []).flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])
+}
+
+function ciliumConfig(cluster: ClusterSnapshot): ConfigMap | undefined {
+  return kubeSystemConfigMap(cluster, 'cilium-config')
+}
+
+function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev: string[]): ResolvedLayout['cni'] {
+  const links = new Set(d?.links ?? [])
+  const anyLink = (prefix: string) => [...links].some((l) => l.startsWith(prefix))
+  const type = d?.cni.firstType
+  const ds = (name: string) => kubeSystemDaemonSet(cluster, name)
+  const from = (what: string) => ev.push(`CNI: ${what}`)
+
+  if (links.has('cilium_host') || type === 'cilium-cni' || ds('cilium') || ciliumConfig(cluster)) {
+    const cm = ciliumConfig(cluster)?.data ?? {}
+    const mode = links.has('cilium_vxlan')
+      ? 'vxlan'
+      : links.has('cilium_geneve')
+        ? 'geneve'
+        : cm['routing-mode'] === 'native' || cm.tunnel === 'disabled'
+          ? 'native'
+          : cm['tunnel-protocol'] ?? (cm.tunnel && cm.tunnel !== 'disabled' ? cm.tunnel : undefined)
+    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : ds('cilium') ? 'DaemonSet kube-system/cilium' : 'ConfigMap kube-system/cilium-config')
+    return mode ? {name: 'cilium', mode} : {name: 'cilium'}
+  }
+  if (links.has('ovn-k8s-mp0') || type === 'ovn-k8s-cni-overlay') {
+    from(links.has('ovn-k8s-mp0') ? 'link ovn-k8s-mp0' : `CNI config type ${type}`)
+    return {name: 'ovn-kubernetes', mode: 'geneve'}
+  }
+  if (links.has('antrea-gw0') || type === 'antrea' || ds('antrea-agent')) {
+    from(links.has('antrea-gw0') ? 'link antrea-gw0' : type === 'antrea' ? 'CNI config type antrea' : 'DaemonSet kube-system/antrea-agent')
+    return {name: 'antrea'}
+  }
+  if (links.has('kube-bridge') || ds('kube-router')) {
+    from(links.has('kube-bridge') ? 'link kube-bridge' : 'DaemonSet kube-system/kube-router')
+    return {name: 'kube-router', mode: 'bgp'}
+  }
+  const calico = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico' || ds('calico-node')
+  const flannel = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel' || ds('kube-flannel-ds') || ds('kube-flannel')
+  if (calico) {
+    const cn = ds('calico-node')
+    if (flannel || ds('canal')) {
+      from(links.has('flannel.1') ? 'Calico links or config with flannel.1 (canal)' : 'DaemonSet kube-system/canal')
+      return {name: 'canal', mode: 'vxlan'}
+    }
+    const mode = calicoMode(links, cluster, cn)
+    from(links.has('vxlan.calico') ? 'link vxlan.calico' : links.has('tunl0') ? 'link tunl0' : type === 'calico' ? `CNI config type calico (${d?.cni.first})` : cn ? 'DaemonSet kube-system/calico-node' : 'cali* links')
+    return mode ? {name: 'calico', mode} : {name: 'calico'}
+  }
+  if (flannel) {
+    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : undefined
+    from(links.has('flannel.1') ? 'link flannel.1' : type === 'flannel' ? `CNI config type flannel (${d?.cni.first})` : 'flannel DaemonSet')
+    return mode ? {name: 'flannel', mode} : {name: 'flannel'}
+  }
+  if (type === 'aws-cni' || anyLink('eni') || ds('aws-node')) {
+    from(type === 'aws-cni' ? `CNI config type aws-cni (${d?.cni.first})` : anyLink('eni') ? 'eni* links' : 'DaemonSet kube-system/aws-node')
+    return {name: 'aws-vpc-cni', mode: 'eni'}
+  }
+  if (type === 'azure-vnet' || anyLink('azv') || ds('azure-cns')) {
+    from(type === 'azure-vnet' ? `CNI config type azure-vnet (${d?.cni.first})` : anyLink('azv') ? 'azv* links' : 'DaemonSet kube-system/azure-cns')
+    return {name: 'azure-cni'}
+  }
+  if (links.has('weave') || type === 'weave-net') {
+    from('weave')
+    return {name: 'weave'}
+  }
+  if ((d?.cni.first ?? '').includes('gke') || anyLink('gke')) {
+    from(`GKE CNI (${d?.cni.first ?? 'gke* links'})`)
+    return type ? {name: 'gke', mode: type} : {name: 'gke'}
+  }
+  if (type) {
+    from(`CNI config type ${type} (${d?.cni.first}), not one node-doctor knows`)
+    return {name: 'other', detail: type}
+  }
+  return {name: 'unknown'}
+}
+
+function calicoMode(links: Set<string>, cluster: ClusterSnapshot, cn: DaemonSet | undefined): string | undefined {
+  if (envOf(cn, 'FELIX_BPFENABLED')?.toLowerCase() === 'true') return 'ebpf'
+  if (links.has('vxlan.calico')) return 'vxlan'
+  if (links.has('tunl0')) return 'ipip'
+  const pools = cluster.calico.ipPools.map((p) => (p as KubeObject & {spec?: {ipipMode?: string; vxlanMode?: string}}).spec ?? {})
+  if (pools.some((s) => s.vxlanMode && s.vxlanMode !== 'Never')) return 'vxlan'
+  if (pools.some((s) => s.ipipMode && s.ipipMode !== 'Never')) return 'ipip'
+  if (pools.length > 0) return 'bgp'
+  return undefined
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Services
+
+/** Cilium's kube-proxy replacement, from kube-system/cilium-config: `true` (and the older `strict`) replace kube-proxy. */
+export function ciliumKubeProxyReplacement(cluster: ClusterSnapshot): {replaces: boolean; value: string} | undefined {
+  const v = ciliumConfig(cluster)?.data?.['kube-proxy-replacement']
+  if (v === undefined) return undefined
+  const value = v.trim().toLowerCase()
+  // NOTE: before Cilium 1.14 the values were disabled/partial/probe/strict; `strict` was the full replacement.
+  return {replaces: value === 'true' || value === 'strict', value: v.trim()}
+}
+
+function resolveServicesOwner(d: LayoutDiscovery | undefined, input: LayoutInputs, layout: ResolvedLayout, ev: string[]): ResolvedServicesOwner {
+  const cluster = input.cluster
+  const pod = kubeProxyPodOn(cluster, input.node)
+  const running = d?.kubeProxy
+    ? `a kube-proxy process runs (pid ${d.kubeProxy.pid})`
+    : pod
+      ? `kube-proxy pod kube-system/${pod.metadata.name} runs on the node`
+      : input.kubeProxyAnswered
+        ? 'a kube-proxy answers on 127.0.0.1:10249/proxyMode'
+        : undefined
+  const kubeProxyOnNode = running ?? (layout.kubeProxy.where === 'embedded' ? 'k3s embeds kube-proxy' : undefined)
+  const other = otherOwner(d, cluster, layout, ev)
+  if (other) {
+    // NOTE: k3s's embedded kube-proxy counts as a second owner only when it shows: `disable-kube-proxy: true` in
+    // /etc/rancher/k3s/config.yaml is not read here, so "k3s embeds kube-proxy" alone is no proof it runs. That no
+    // replacement (Cilium's agent included) answers kube-proxy's 127.0.0.1:10249/proxyMode is unverified.
+    if (running) other.kubeProxyAlsoRunning = running
+    return other
+  }
+  if (kubeProxyOnNode || layout.kubeProxy.where === 'daemonset' || layout.kubeProxy.where === 'static-pod') {
+    const reason = kubeProxyOnNode ?? layout.kubeProxy.detail
+    const out: ResolvedServicesOwner = {owner: 'kube-proxy', reason}
+    if (input.proxyMode) out.mode = input.proxyMode
+    return out
+  }
+  if (layout.kubeProxy.where === 'none') {
+    ev.push('no kube-proxy and no other Service implementation found')
+    return {owner: 'none', reason: layout.kubeProxy.detail}
+  }
+  return {owner: 'unknown', reason: 'no kube-proxy seen and no other Service implementation identified'}
+}
+
+function otherOwner(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, layout: ResolvedLayout, ev: string[]): ResolvedServicesOwner | undefined {
+  const kpr = ciliumKubeProxyReplacement(cluster)
+  if (kpr) {
+    ev.push(`kube-system/cilium-config kube-proxy-replacement: "${kpr.value}"`)
+    if (kpr.replaces) return {owner: 'cilium', reason: `kube-proxy-replacement=${kpr.value} in kube-system/cilium-config`}
+  }
+  const calicoNode = kubeSystemDaemonSet(cluster, 'calico-node')
+  if (envOf(calicoNode, 'FELIX_BPFENABLED')?.toLowerCase() === 'true') {
+    ev.push('DaemonSet kube-system/calico-node sets FELIX_BPFENABLED=true')
+    return {owner: 'calico-ebpf', reason: 'FELIX_BPFENABLED=true on DaemonSet kube-system/calico-node'}
+  }
+  // NOTE: Calico's eBPF mode set through FelixConfiguration (bpfEnabled) is not in the snapshot: a Calico node
+  // without the env variable stays with kube-proxy or unknown, never a guess.
+  if (layout.cni.name === 'ovn-kubernetes') return {owner: 'ovn-kubernetes', reason: 'OVN-Kubernetes implements Services as OVN load balancers (link ovn-k8s-mp0)'}
+  const router = kubeSystemDaemonSet(cluster, 'kube-router')
+  const routerArgs = argsOf(router)
+  if (routerArgs.some((a) => a === '--run-service-proxy' || a === '--run-service-proxy=true') || (d?.processes.some((p) => p.name === 'kube-router' && flagValue(p.argv, 'run-service-proxy') === 'true') ?? false)) {
+    return {owner: 'kube-router', reason: 'kube-router runs with --run-service-proxy=true'}
+  }
+  return undefined
+}

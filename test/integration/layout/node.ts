@@ -1,0 +1,66 @@
+// A node for layout tests: a network namespace (links made with the real `ip`), and per command a private mount
+// namespace whose /etc, /var/lib and /run are overlays that add the layout's files at their real paths, plus a
+// private PID namespace where fake processes run under the names and command lines discovery reads (a copy of
+// tail, named as the process: its arguments must include `-f /dev/null`, and words tail cannot open, or any after
+// `--`, are only reported, so tail keeps following /dev/null). Nothing touches the host's files or namespaces.
+import {spawnSync} from 'node:child_process'
+import {copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {COLLECTION_PLAN, commandLine} from '../../../src/core/collection/plan.js'
+import {createNetns, type Netns, netnsUnavailable} from '../../support/netns.js'
+
+export interface FakeProcess {
+  /** /proc/PID/comm (the copied binary's file name). */
+  name: string
+  /** argv[0] as shown in /proc/PID/cmdline. */
+  argv0: string
+  /** Every argument; must hold `-f /dev/null`, and flags tail does not know only after `--`. */
+  args: string[]
+}
+
+export interface LayoutNode {
+  ns: Netns
+  /** Runs the collection plan's exact command line for `id` on the node (files and processes in place). */
+  collect(id: string): {status: number | null; stdout: string; stderr: string}
+  destroy(): void
+}
+
+export function layoutNodeSkipReason(): string | undefined {
+  const base = netnsUnavailable()
+  if (base) return base
+  for (const tool of ['unshare', 'bash', 'tail']) if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} not installed`
+  return undefined
+}
+
+export function createLayoutNode(files: Record<string, string>, processes: FakeProcess[]): LayoutNode {
+  const dir = mkdtempSync(join(tmpdir(), 'nd-layout-'))
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, 'up', path)), {recursive: true})
+    writeFileSync(join(dir, 'up', path), text)
+  }
+  for (const top of ['etc', 'var/lib', 'run']) {
+    mkdirSync(join(dir, 'up', top), {recursive: true})
+    mkdirSync(join(dir, 'work', top), {recursive: true})
+  }
+  mkdirSync(join(dir, 'bin'))
+  for (const p of processes) copyFileSync('/usr/bin/tail', join(dir, 'bin', p.name))
+  const ns = createNetns('ndl')
+  ns.exec(['ip', 'link', 'set', 'lo', 'up'])
+  const overlays = ['etc', 'var/lib', 'run'].map((t) => `mount -t overlay overlay -o lowerdir=/${t},upperdir=${dir}/up/${t},workdir=${dir}/work/${t} /${t}`).join(' && ')
+  const starts = processes.map((p) => `bash -c 'exec -a ${p.argv0} ${dir}/bin/${p.name} ${p.args.join(' ')}' >/dev/null 2>&1 & `).join('')
+  const waits = processes.map((p) => `for i in 1 2 3 4 5 6 7 8 9 10; do grep -qx ${p.name} /proc/[0-9]*/comm 2>/dev/null && break; sleep 0.2; done; `).join('')
+  return {
+    ns,
+    collect(id) {
+      const item = COLLECTION_PLAN.find((p) => p.id === id)
+      if (!item) throw new Error(`no plan item ${id}`)
+      const setup = `${overlays} && ${starts}${waits}eval "$1"`
+      return ns.run(['unshare', '-m', '-p', '-f', '--mount-proc', '--propagation', 'private', 'sh', '-c', setup, 'node-doctor', commandLine(item, false)])
+    },
+    destroy() {
+      ns.destroy()
+      rmSync(dir, {recursive: true, force: true})
+    },
+  }
+}
