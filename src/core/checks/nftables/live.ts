@@ -1,6 +1,7 @@
 // The nftables diff over snapshots (live `check` and offline `analyze`): cluster objects → the expected kube-proxy
 // tables for this node; the node's `nft list ruleset` → actual. Applies only when kube-proxy runs in nftables mode.
 import {factKey, NodeFacts} from '../../facts/node-facts.js'
+import type {ServiceCIDR} from '../../model/k8s.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../model/snapshot.js'
 import {type NftRuleset, findNftTable} from '../../parse/nft.js'
 import {detectNodeIPs} from '../../proxier/config.js'
@@ -43,6 +44,7 @@ export function liveNftablesInput(
   const other: IPFamily = detected.primaryFamily === 'ipv4' ? 'ipv6' : 'ipv4'
   const otherIP = detected.ips[other]
   if (otherIP !== '127.0.0.1' && otherIP !== '::1' && findNftTable(listing, other === 'ipv6' ? 'ip6' : 'ip', 'kube-proxy')) families.push(other)
+  const serviceCIDRs = serviceCIDRsForDiff(cluster, listing)
   try {
     const renders: RenderInput[] = []
     const inputs = families.map((family) => {
@@ -52,12 +54,41 @@ export function liveNftablesInput(
         facts: {family, ...(addrs && addrs.length > 0 ? {nodeInterfaceAddresses: addrs} : {})},
       })
       renders.push(render)
-      return nftablesRenderInput(render, config, cluster.serviceCIDRs)
+      return nftablesRenderInput(render, config, serviceCIDRs)
     })
     return {ok: true, inputs, listing, render: renders[0]!}
   } catch (err) {
     return {ok: false, reason: `cannot regenerate kube-proxy's nftables rules: ${(err as Error).message}`}
   }
+}
+
+const DROP_UNALLOCATED = 'Drop traffic to unallocated ClusterIPs'
+
+/**
+ * The CIDRs in the node's own "drop traffic to unallocated ClusterIPs" rules (chain cluster-ips-check of each
+ * kube-proxy table), as ServiceCIDR objects.
+ */
+export function serviceCIDRsFromListing(listing: NftRuleset): ServiceCIDR[] {
+  const cidrs: string[] = []
+  for (const family of ['ip', 'ip6'] as const) {
+    const chain = findNftTable(listing, family, 'kube-proxy')?.chains.find((c) => c.name === 'cluster-ips-check')
+    for (const rule of chain?.rules ?? []) {
+      if (rule.comment !== DROP_UNALLOCATED && !rule.text.includes(`"${DROP_UNALLOCATED}"`)) continue
+      const set = /daddr \{([^}]*)\}/.exec(rule.text)?.[1] ?? /daddr (\S+\/\d+)/.exec(rule.text)?.[1]
+      for (const c of (set ?? '').split(',')) if (c.trim() !== '') cidrs.push(c.trim())
+    }
+  }
+  return cidrs.length === 0 ? [] : [{apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: {name: 'from-node-drop-rule'}, spec: {cidrs}}]
+}
+
+/**
+ * The ServiceCIDRs the expected rules use: the cluster's, unless this user may not read them (403). kube-proxy reads
+ * them with its own rights, so then the drop rule cannot be judged: the node's own rule is taken as expected (its
+ * CIDRs are not checked), rather than reporting it as extra.
+ */
+function serviceCIDRsForDiff(cluster: ClusterSnapshot, listing: NftRuleset): readonly ServiceCIDR[] {
+  const forbidden = cluster.unavailable?.some((u) => u.resource === 'servicecidrs' && u.why === 'forbidden')
+  return forbidden ? serviceCIDRsFromListing(listing) : cluster.serviceCIDRs
 }
 
 export type LiveNftDiff = {ok: true; expected: NftExpectedTable[]; outcome: NftablesDiffOutcome; drafts: ReadonlyMap<string, FindingDraft[]>} | {ok: false; reason: string}
