@@ -9,7 +9,7 @@
 // port, set members by text. The diff compares all of it as sets.
 import type {EndpointSlice, Service} from '../../model/k8s.js'
 import {formatAddrPort, ipvsServiceId, type IpvsProtocol} from '../../parse/ipvsadm.js'
-import {formatKubeProxyVersion, formatMasqueradeMark, type ProxierOptions, versionAtLeast} from '../config.js'
+import {formatKubeProxyVersion, formatMasqueradeMark, layoutClampNote, type ProxierOptions, versionAtLeast} from '../config.js'
 import {buildEndpointsMap, type EndpointInfo} from '../endpoints.js'
 import {cidrContains, type IpFamily, isLoopback, type ParsedIP, parseIPSloppy} from '../../net/ip.js'
 import {restoreRuleLine, type IptablesRule, type IptablesTableName} from '../iptables/ruleset.js'
@@ -98,6 +98,8 @@ export interface IpvsState {
   ipsets: ExpectedIpset[]
   iptables: IpvsIptables
   masqueradeMark: string
+  /** Set when the kube-proxy version is newer than the newest layout known (config.ts layoutClampNote). */
+  layoutNote?: string
 }
 
 const KUBE_SERVICES = 'KUBE-SERVICES'
@@ -329,7 +331,9 @@ export function generateIpvsState(input: IpvsInput): IpvsState {
     }
   })
 
+  const layoutNote = layoutClampNote(o.version)
   return {
+    ...(layoutNote !== undefined ? {layoutNote} : {}),
     family,
     version: formatKubeProxyVersion(o.version),
     scheduler,
@@ -523,6 +527,7 @@ export function formatIpvsState(state: IpvsState): string {
   const len = state.family === 'ipv6' ? 128 : 32
   const fam = state.family === 'ipv6' ? 'IPv6' : 'IPv4'
   return [
+    state.layoutNote !== undefined ? `# ${state.layoutNote}\n` : '',
     `# ipvsadm -Sn (${fam}, kube-proxy ${state.version}, scheduler ${state.scheduler})\n`,
     formatIpvsadmSave(state),
     '# kube-ipvs0 addresses\n',

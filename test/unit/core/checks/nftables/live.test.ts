@@ -12,7 +12,7 @@ import {FIXTURES} from '../../../../support/golden.js'
 
 const meta = {generatedAt: '2026-01-01T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'test'}
 const run = (b: Bundle) => analyzeSnapshots(b.cluster, b.nodes, {metadata: meta, checks: [...NFTABLES_CHECKS]})
-const failed = (b: Bundle) => run(b).results.filter((r) => r.status === 'failed').map((r) => r.checkId)
+const failed = (b: Bundle) => run(b).results.filter((r) => r.status === 'failed').map((r) => r.id)
 
 describe('NFT diff when ServiceCIDRs are forbidden', () => {
   it('reads the CIDRs of the node drop rule', () => {
