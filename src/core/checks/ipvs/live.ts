@@ -76,7 +76,7 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
   } catch (err) {
     return {ok: false, reason: (err as Error).message}
   }
-  const objects = objectsOf(cluster)
+  const objects = objectsOf(cluster, nodeFacts)
   const cfg = proxierConfigOf(nodeFacts)
   if (!cfg.ok) return cfg
   const config = cfg.config
