@@ -52,6 +52,10 @@ export interface RenderInput {
   notes: string[]
   /** The KubeProxyConfiguration the options came from (the IPVS and nftables proxiers read their own sections). */
   kubeProxyConfig?: Record<string, unknown>
+  /** Where that configuration is: `ConfigMap kube-system/kube-proxy`. */
+  configSource?: string
+  /** The runtime facts the caller gave (the rest took their documented defaults): `nodeInterfaceAddresses`, `family`, … */
+  factsGiven: string[]
   /** networking.k8s.io/v1 ServiceCIDRs from the objects (the nftables proxier drops traffic to unallocated IPs). */
   serviceCIDRs: ServiceCIDR[]
 }
@@ -74,6 +78,15 @@ export function newerVersionNote(detected: KubeProxyVersion, layout: KubeProxyVe
 
 /** ConfigMap names that hold kube-proxy's configuration: kubeadm's, then EKS's. */
 const KUBE_PROXY_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config'] as const
+
+/** `ConfigMap kube-system/NAME` of the ConfigMap kubeProxyConfigText reads, when one holds a configuration. */
+export function kubeProxyConfigMapName(objects: Pick<LoadedObjects, 'configMaps'>): string | undefined {
+  for (const name of KUBE_PROXY_CONFIGMAPS) {
+    const cm = objects.configMaps.find((c: ConfigMap) => c.metadata.namespace === 'kube-system' && c.metadata.name === name)
+    if (cm?.data && KUBE_PROXY_CONFIGMAP_KEYS.some((k) => cm.data![k] !== undefined)) return `ConfigMap kube-system/${name}`
+  }
+  return undefined
+}
 
 /**
  * The KubeProxyConfiguration text from kube-system's kube-proxy ConfigMap (kubeadm: `kube-proxy`/`config.conf`;
@@ -139,9 +152,13 @@ export function buildRenderInput(objects: ProxierObjects, req: RenderRequest): R
     versionSource: resolution.kind,
     resolution,
     notes,
+    factsGiven: Object.entries(req.facts ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [k])),
     serviceCIDRs: objects.serviceCIDRs,
   }
   if (layout.clamped) out.newerThanKnown = resolution.version
-  if (req.kubeProxyConfig) out.kubeProxyConfig = req.kubeProxyConfig
+  if (req.kubeProxyConfig) {
+    out.kubeProxyConfig = req.kubeProxyConfig
+    out.configSource = kubeProxyConfigMapName(objects) ?? 'the kube-proxy configuration'
+  }
   return out
 }
