@@ -54,7 +54,7 @@ export function assumptionsFor(render: RenderInput, ctx: AssumptionContext): Ass
   out.push({
     name: 'IP family',
     value: o.family,
-    source: render.factsGiven.includes('family') ? (ctx.factsFrom === 'flags' ? 'the input (--ip-family or the dump)' : 'the node dump rendered') : `${DEFAULT} (the node's primary address family)`,
+    source: render.factsGiven.includes('family') ? (ctx.factsFrom === 'flags' ? 'the input (--ip-family or the dump given)' : "the node's IPv4 iptables-save, which the diff reads") : `${DEFAULT} (the node's primary address family)`,
   })
   if (ctx.iptablesBackend) out.push({name: 'iptables backend', value: ctx.iptablesBackend.value, source: ctx.iptablesBackend.source})
 

@@ -1,0 +1,42 @@
+// The one-line form of a node's assumptions (NodeSummary.assumptions), shared by the table, markdown and the
+// comment block above `proxy render` output: `kube-proxy v1.37.2 (from pod kube-system/kube-proxy-x2x9k) · mode
+// iptables (from kube-proxy /proxyMode) · …`. Defaults and assumptions say so instead of "from". Pure text.
+import type {Assumption} from '../core/model/report.js'
+
+const LABELS: Record<string, string> = {'kube-proxy version': 'kube-proxy'}
+
+/** `default`/`assumed` sources shortened to that word; others as `from SOURCE`. */
+function sourceText(source: string): string {
+  const m = /^(default|assumed)s?\b/.exec(source)
+  if (m) return m[1]!
+  return `from ${source}`
+}
+
+/** One assumption as `NAME VALUE (from SOURCE)`; feature gates left at their defaults are named, not listed. */
+export function formatAssumption(a: Assumption): string {
+  const label = LABELS[a.name] ?? a.name
+  if (a.name === 'feature gates' && /^defaults? /.test(a.source)) return `${label}: ${a.source}`
+  return `${label} ${a.value} (${sourceText(a.source)})`
+}
+
+/** The whole list as one line (callers wrap it to the terminal width). */
+export function formatAssumptionsLine(list: readonly Assumption[]): string {
+  return `assumed: ${list.map(formatAssumption).join(' · ')}`
+}
+
+/** Notes worth a line of their own (sources that disagree, a layout used instead), without repeats. */
+export function assumptionNotes(list: readonly Assumption[]): string[] {
+  return [...new Set(list.flatMap((a) => a.notes ?? []))]
+}
+
+/**
+ * The assumptions as comment lines (`# ` or another prefix) with every detail: one line per assumption, then the
+ * notes. For the top of `proxy render` output, where iptables-restore, nft -f and ipvsadm -R all skip `#` lines.
+ */
+export function assumptionComments(list: readonly Assumption[], prefix = '# '): string[] {
+  const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ')
+  const out = [`${prefix}node-doctor rendered this from:`]
+  for (const a of list) out.push(`${prefix}  ${oneLine(a.name)}: ${oneLine(a.value)} (${oneLine(sourceText(a.source) === 'default' || sourceText(a.source) === 'assumed' ? a.source : `from ${a.source}`)})`)
+  for (const n of assumptionNotes(list)) out.push(`${prefix}note: ${oneLine(n)}`)
+  return out
+}
