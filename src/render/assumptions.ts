@@ -28,15 +28,3 @@ export function formatAssumptionsLine(list: readonly Assumption[]): string {
 export function assumptionNotes(list: readonly Assumption[]): string[] {
   return [...new Set(list.flatMap((a) => a.notes ?? []))]
 }
-
-/**
- * The assumptions as comment lines (`# ` or another prefix) with every detail: one line per assumption, then the
- * notes. For the top of `proxy render` output, where iptables-restore, nft -f and ipvsadm -R all skip `#` lines.
- */
-export function assumptionComments(list: readonly Assumption[], prefix = '# '): string[] {
-  const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ')
-  const out = [`${prefix}node-doctor rendered this from:`]
-  for (const a of list) out.push(`${prefix}  ${oneLine(a.name)}: ${oneLine(a.value)} (${oneLine(sourceText(a.source) === 'default' || sourceText(a.source) === 'assumed' ? a.source : `from ${a.source}`)})`)
-  for (const n of assumptionNotes(list)) out.push(`${prefix}note: ${oneLine(n)}`)
-  return out
-}

@@ -114,3 +114,19 @@ export function iptablesBackendFromVersion(text: string | undefined): string | u
   const m = /\((nf_tables|legacy)\)/.exec(text ?? '')
   return m ? m[1] : undefined
 }
+
+/**
+ * The assumptions as comment lines (`# ` prefix) with every detail, then the notes: the block above `proxy render`
+ * output (iptables-restore and nft -f skip `#` lines).
+ */
+export function assumptionComments(list: readonly Assumption[], prefix = '# '): string[] {
+  const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ')
+  const out = [`${prefix}node-doctor rendered this from:`]
+  const source = (s: string) => {
+    const m = /^(defaults?|assumed) \((.*)\)$/.exec(s)
+    return m ? `${m[1]}: ${m[2]}` : /^(defaults?|assumed)\b/.test(s) ? s : `from ${s}`
+  }
+  for (const a of list) out.push(`${prefix}  ${oneLine(a.name)}: ${oneLine(a.value)} (${oneLine(source(a.source))})`)
+  for (const n of [...new Set(list.flatMap((a) => a.notes ?? []))]) out.push(`${prefix}note: ${oneLine(n)}`)
+  return out
+}

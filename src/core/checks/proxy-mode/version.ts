@@ -5,8 +5,9 @@ import type {NodeFacts} from '../../facts/node-facts.js'
 import {formatFullKubeProxyVersion} from '../../proxier/config.js'
 import type {VersionResolution} from '../../proxier/kube-proxy-version.js'
 import {newerVersionNote, renderLayoutFor} from '../../proxier/render-input.js'
+import type {Finding} from '../../model/report.js'
 import type {CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
-import {factsOf} from '../types.js'
+import {factsOf, toFindings} from '../types.js'
 
 const VERSION_LOOKS_AT =
   "The kube-proxy version, in this order: the node's kube-proxy pod (containerStatuses image, else spec image), " +
@@ -95,4 +96,21 @@ export function checkVersionAssumed(ctx: CheckContext): CheckOutcome {
     }
   }
   return {status: 'passed'}
+}
+
+/** PROXY-011/012 as findings for a render input's version (the `proxy diff` Reports, which run no checks). */
+export function versionFindings(r: VersionResolution, node: string): Finding[] {
+  const out: Finding[] = []
+  const layout = renderLayoutFor(r.version)
+  if (layout?.clamped && r.kind !== 'default') {
+    out.push(...toFindings(PROXY_VERSION_NEWER, node, [{message: `${newerVersionNote(r.version, layout.layout)} (version from ${r.from})`, subject: {kind: 'process', name: 'kube-proxy'}, evidence: evidence(r)}]))
+  }
+  if (r.kind === 'default' || r.kind === 'node') {
+    const message =
+      r.kind === 'default'
+        ? `no source named kube-proxy's version; the expected rules assume ${formatFullKubeProxyVersion(r.version)} (the newest layout known)`
+        : `kube-proxy's version ${formatFullKubeProxyVersion(r.version)} comes only from the Node's deprecated status.nodeInfo.kubeProxyVersion; used as a hint`
+    out.push(...toFindings(PROXY_VERSION_ASSUMED, node, [{message, subject: {kind: 'process', name: 'kube-proxy'}, evidence: evidence(r)}]))
+  }
+  return out
 }
