@@ -4,6 +4,7 @@ import {analyzeSnapshots} from '../app/analyze.js'
 import {
   buildReport,
   type Area,
+  type Assumption,
   type CheckResult,
   type CollectionError,
   type Finding,
@@ -22,6 +23,8 @@ export interface NodeAnalysis {
   findings: Finding[]
   /** The node's collection errors and any check that failed on it. */
   errors: CollectionError[]
+  /** What its expected kube-proxy state assumed (NodeSummary.assumptions). */
+  assumptions?: Assumption[]
 }
 
 /**
@@ -31,7 +34,8 @@ export interface NodeAnalysis {
 export function analyzeNode(cluster: ClusterSnapshot, snapshot: NodeSnapshot, options: {metadata: ReportMetadata; areas?: readonly Area[]}): NodeAnalysis {
   const r = analyzeSnapshots(cluster, [snapshot], {metadata: options.metadata, ...(options.areas ? {areas: options.areas} : {})})
   const clusterErrors = new Set(cluster.errors)
-  return {snapshot, cluster, results: r.results, findings: r.findings, errors: r.collectionErrors.filter((e) => !clusterErrors.has(e))}
+  const assumptions = r.nodes[0]?.assumptions
+  return {snapshot, cluster, results: r.results, findings: r.findings, errors: r.collectionErrors.filter((e) => !clusterErrors.has(e)), ...(assumptions ? {assumptions} : {})}
 }
 
 /** The Report of the nodes analysed so far (in `nodes` order, missing ones left out). */
@@ -42,7 +46,11 @@ export function mergeReport(metadata: ReportMetadata, cluster: ClusterSnapshot, 
   })
   return buildReport({
     metadata,
-    nodes: done.map((a) => (a.snapshot.durationMs === undefined ? {name: a.snapshot.node} : {name: a.snapshot.node, durationMs: a.snapshot.durationMs})),
+    nodes: done.map((a) => ({
+      name: a.snapshot.node,
+      ...(a.snapshot.durationMs === undefined ? {} : {durationMs: a.snapshot.durationMs}),
+      ...(a.assumptions ? {assumptions: a.assumptions} : {}),
+    })),
     results: done.flatMap((a) => a.results),
     findings: done.flatMap((a) => a.findings),
     collectionErrors: [...cluster.errors, ...done.flatMap((a) => a.errors)],
