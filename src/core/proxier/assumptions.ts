@@ -120,7 +120,8 @@ export function iptablesBackendFromVersion(text: string | undefined): string | u
  * output (iptables-restore and nft -f skip `#` lines).
  */
 export function assumptionComments(list: readonly Assumption[], prefix = '# '): string[] {
-  const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ')
+  // One line each, and no control characters: values come from API objects and node files.
+  const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)
   const out = [`${prefix}node-doctor rendered this from:`]
   const source = (s: string) => {
     const m = /^(defaults?|assumed) \((.*)\)$/.exec(s)

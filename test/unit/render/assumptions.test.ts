@@ -70,6 +70,10 @@ describe('assumptions in the Report', () => {
       '#   feature gates: LoadBalancerIPMode=true (defaults of v1.37)',
       '# note: the DaemonSet kube-system/kube-proxy has image registry.k8s.io/kube-proxy:v1.37.0 but this node runs v1.37.2',
     ])
+    // An image is free text in the API: a newline or an escape cannot end the comment or act on a terminal.
+    assert.deepEqual(assumptionComments([{name: 'kube-proxy version', value: 'v1.37.2', source: 'DaemonSet x', notes: ['image r/kube-proxy:v1.37.2\n*nat\u001b[2J']}]).slice(2), [
+      '# note: image r/kube-proxy:v1.37.2 *nat\\x1b[2J',
+    ])
   })
 })
 
