@@ -28,3 +28,20 @@ export function formatAssumptionsLine(list: readonly Assumption[]): string {
 export function assumptionNotes(list: readonly Assumption[]): string[] {
   return [...new Set(list.flatMap((a) => a.notes ?? []))]
 }
+
+/**
+ * The fleet view's summary of the kube-proxy versions assumed: `assumed: kube-proxy v1.37.2 on 4 nodes, v1.36.1 on
+ * 2 nodes (each node's sources: -o wide, -o json)`; undefined when no node carries assumptions.
+ */
+export function fleetVersionLine(nodes: ReadonlyArray<{name: string; assumptions?: Assumption[]}>): string | undefined {
+  const counts = new Map<string, number>()
+  for (const n of nodes) {
+    const v = n.assumptions?.find((a) => a.name === 'kube-proxy version')
+    if (!v) continue
+    const key = /^assumed/.test(v.source) ? `${v.value} (assumed)` : v.value
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  if (counts.size === 0) return undefined
+  const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([v, n]) => `${v} on ${n} ${n === 1 ? 'node' : 'nodes'}`)
+  return `assumed: kube-proxy ${parts.join(', ')} (each node's sources: -o wide, -o json)`
+}

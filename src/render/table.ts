@@ -1,7 +1,7 @@
 // Human views of a Report. `-o table`: what is wrong, per node, most severe first. `-o wide`: the same plus
 // evidence, remedies and every check's result. Pure: Report in, string out; nothing here decides what is wrong.
 import {Chalk, type ChalkInstance} from 'chalk'
-import {formatAssumptionsLine} from './assumptions.js'
+import {fleetVersionLine, formatAssumptionsLine} from './assumptions.js'
 import {layoutColumns} from './layout.js'
 import type {CheckSpec} from '../core/checks/types.js'
 import {groupFindings} from '../core/fleet.js'
@@ -74,6 +74,8 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
 /** Fleet view: one row per finding repeated across nodes ("3 nodes: a, b, c"), then who is fine. */
 function renderFleet(report: Report, c: ChalkInstance, width: number | undefined): string {
   const out: string[] = [header(report, c, width)]
+  const versions = fleetVersionLine(report.nodes)
+  if (versions) out.push(c.dim(wrap(clean(versions), width)))
   const groups = groupFindings(report.findings)
   if (groups.length > 0) {
     const head = ['SEVERITY', 'CHECK', 'AREA', 'NODES', 'SUBJECT', 'MESSAGE']

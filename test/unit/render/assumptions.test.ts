@@ -11,7 +11,7 @@ import {nodeAssumptions} from '../../../src/core/checks/assumptions.js'
 import {NodeFacts} from '../../../src/core/facts/node-facts.js'
 import {type Assumption, buildReport} from '../../../src/core/model/report.js'
 import {assumptionComments} from '../../../src/core/proxier/assumptions.js'
-import {formatAssumptionsLine} from '../../../src/render/assumptions.js'
+import {fleetVersionLine, formatAssumptionsLine} from '../../../src/render/assumptions.js'
 import {renderJson} from '../../../src/render/json.js'
 import {renderMarkdown} from '../../../src/render/markdown.js'
 import {renderTable} from '../../../src/render/table.js'
@@ -74,6 +74,17 @@ describe('assumptions in the Report', () => {
     assert.deepEqual(assumptionComments([{name: 'kube-proxy version', value: 'v1.37.2', source: 'DaemonSet x', notes: ['image r/kube-proxy:v1.37.2\n*nat\u001b[2J']}]).slice(2), [
       '# note: image r/kube-proxy:v1.37.2 *nat\\x1b[2J',
     ])
+  })
+})
+
+describe('the fleet view', () => {
+  it('sums the versions up over the nodes instead of a line per node', () => {
+    const v = (value: string, source = 'pod kube-system/kube-proxy-a'): Assumption[] => [{name: 'kube-proxy version', value, source}]
+    const nodes = ['a', 'b', 'c', 'd', 'e', 'f'].map((n, i) => ({name: `node-${n}`, assumptions: i < 4 ? v('v1.37.2') : i === 4 ? v('v1.36.1') : v('v1.37.0', 'assumed (nothing named it)')}))
+    assert.equal(fleetVersionLine(nodes), "assumed: kube-proxy v1.37.2 on 4 nodes, v1.36.1 on 1 node, v1.37.0 (assumed) on 1 node (each node's sources: -o wide, -o json)")
+    assert.equal(fleetVersionLine([{name: 'x'}]), undefined)
+    const many = buildReport({metadata: {generatedAt: '2026-12-03T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'check --all'}, nodes})
+    assert.equal(renderTable(many, {color: false}).split('\n')[1], fleetVersionLine(nodes))
   })
 })
 
