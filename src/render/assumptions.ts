@@ -9,7 +9,7 @@ const LABELS: Record<string, string> = {'kube-proxy version': 'kube-proxy'}
 function sourceText(source: string): string {
   const m = /^(default|assumed)s?\b/.exec(source)
   if (m) return m[1]!
-  return `from ${source}`
+  return /^(no|not)\b/.test(source) ? source : `from ${source}`
 }
 
 /** One assumption as `NAME VALUE (from SOURCE)`; feature gates left at their defaults are named, not listed. */

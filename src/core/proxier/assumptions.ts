@@ -125,7 +125,7 @@ export function assumptionComments(list: readonly Assumption[], prefix = '# '): 
   const out = [`${prefix}node-doctor rendered this from:`]
   const source = (s: string) => {
     const m = /^(defaults?|assumed) \((.*)\)$/.exec(s)
-    return m ? `${m[1]}: ${m[2]}` : /^(defaults?|assumed)\b/.test(s) ? s : `from ${s}`
+    return m ? `${m[1]}: ${m[2]}` : /^(defaults?|assumed|no|not)\b/.test(s) ? s : `from ${s}`
   }
   for (const a of list) out.push(`${prefix}  ${oneLine(a.name)}: ${oneLine(a.value)} (${oneLine(source(a.source))})`)
   for (const n of [...new Set(list.flatMap((a) => a.notes ?? []))]) out.push(`${prefix}note: ${oneLine(n)}`)
