@@ -167,6 +167,14 @@ const GAME_FLOWS = (ep: string) => [
   GAME_FLOW(51003, '198.18.0.9', GAME.lbIP, GAME.port, ep),
 ]
 
+/** kube-proxy images pinned by digest only: no tag names the version (and the metrics carry no build info). */
+function digestOnly(c: ClusterSnapshot): ClusterSnapshot {
+  const image = `registry.internal/kube-proxy@sha256:${'0'.repeat(64)}`
+  for (const p of c.pods) for (const x of p.spec?.containers ?? []) x.image = image
+  for (const d of c.daemonSets) for (const x of d.spec?.template?.spec?.containers ?? []) x.image = image
+  return c
+}
+
 const CASES: Case[] = [
   {name: 'healthy-iptables', area: 'proxy-mode', cluster: () => proxyCluster(), capture: {iptables: IPTABLES_MODE}, artifacts: {...healthy, ipvsadm: ''}},
   {
@@ -193,6 +201,8 @@ const CASES: Case[] = [
   {name: 'sync-stuck', area: 'proxy-mode', fires: ['PROXY-008'], cluster: () => proxyCluster(), capture: {iptables: IPTABLES_MODE}, artifacts: {...healthy, 'kube-proxy-metrics': metricsText({lastSync: T - 1200, lastQueued: T - 30})}},
   {name: 'restore-failures', area: 'proxy-mode', fires: ['PROXY-009'], cluster: () => proxyCluster(), capture: {iptables: IPTABLES_MODE}, artifacts: {...healthy, 'kube-proxy-metrics': metricsText({lastSync: T - 15, lastQueued: T - 20, restoreFailures: 4, partialFailures: 2})}},
   {name: 'dual-backend', area: 'proxy-mode', fires: ['PROXY-010'], cluster: () => proxyCluster(), capture: {iptables: IPTABLES_MODE, legacy: IPTABLES_MODE.replace(/\*mangle[\s\S]*$/, '')}, artifacts: {...healthy}},
+  {name: 'version-newer', area: 'proxy-mode', fires: ['PROXY-011'], cluster: () => proxyCluster({version: 'v1.38.0-alpha.2'}), capture: {iptables: IPTABLES_MODE}, artifacts: {...healthy, ipvsadm: ''}},
+  {name: 'version-unknown', area: 'proxy-mode', fires: ['PROXY-012'], cluster: () => digestOnly(proxyCluster()), capture: {iptables: IPTABLES_MODE}, artifacts: {...healthy, ipvsadm: ''}},
   {
     name: 'healthy',
     area: 'conntrack',

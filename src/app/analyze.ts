@@ -1,7 +1,9 @@
 // Snapshots → Report. Pure: the caller passes the clock and the tool identity.
+import {runAssumptions} from '../core/checks/assumptions.js'
 import {CHECKS} from '../core/checks/registry.js'
 import {runChecks} from '../core/checks/run.js'
 import type {Check} from '../core/checks/types.js'
+import {RunFacts} from '../core/facts/node-facts.js'
 import {type Area, buildReport, type CollectionError, type Report, type ReportMetadata} from '../core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
 
@@ -13,11 +15,20 @@ export interface AnalyzeOptions {
 
 /** Runs every applicable check over the snapshots; collection errors from the snapshots are carried into the report. */
 export function analyzeSnapshots(cluster: ClusterSnapshot, nodes: readonly NodeSnapshot[], options: AnalyzeOptions): Report {
-  const run = runChecks(options.checks ?? CHECKS, cluster, nodes, {areas: options.areas})
+  const facts = new RunFacts(cluster)
+  const run = runChecks(options.checks ?? CHECKS, cluster, nodes, {areas: options.areas, facts})
   const collectionErrors: CollectionError[] = [...cluster.errors.map(asReported), ...nodes.flatMap((n) => n.errors), ...run.errors]
   return buildReport({
     metadata: options.metadata,
-    nodes: nodes.map((n) => ({name: n.node, ...(n.durationMs === undefined ? {} : {durationMs: n.durationMs}), ...(run.layouts[n.node] ? {layout: run.layouts[n.node]} : {})})),
+    nodes: nodes.map((n) => {
+      const assumptions = runAssumptions(options.checks ?? CHECKS, options.areas, facts, n)
+      return {
+        name: n.node,
+        ...(n.durationMs === undefined ? {} : {durationMs: n.durationMs}),
+        ...(run.layouts[n.node] ? {layout: run.layouts[n.node]} : {}),
+        ...(assumptions ? {assumptions} : {}),
+      }
+    }),
     results: run.results,
     findings: run.findings,
     collectionErrors,

@@ -2,7 +2,7 @@
 // offline (--objects, --node, --iptables-save) or live for a NODE. The dashboard's Service trace uses the same
 // walk (traceThrough) over snapshots it already has.
 import {type IptablesDump, parseIptablesSave} from '../core/parse/iptables-save.js'
-import {formatKubeProxyVersion} from '../core/proxier/config.js'
+import {formatFullKubeProxyVersion, formatKubeProxyVersion} from '../core/proxier/config.js'
 import {generateIptablesRestore} from '../core/proxier/iptables/generate.js'
 import type {RenderInput} from '../core/proxier/render-input.js'
 import {compareTraces, expectedTraceRules, parseTraceDestination, traceIptables, type TraceRules} from '../core/trace/iptables-trace.js'
@@ -36,7 +36,10 @@ export function traceThrough(render: RenderInput, actualDump: IptablesDump, expe
     packet: setup.packet,
     origin: setup.origin,
     actual: {source, result: actual},
-    expected: {source: `kube-proxy ${formatKubeProxyVersion(render.version)} rules from the objects`, result: want},
+    expected: {
+      source: `kube-proxy ${formatKubeProxyVersion(render.version)} rules from the objects${render.newerThanKnown ? ` (the newest layout known, for ${formatFullKubeProxyVersion(render.newerThanKnown)})` : ''}`,
+      result: want,
+    },
     comparison: compareTraces(actual, want),
   }
 }

@@ -165,7 +165,7 @@ export function applyBaseline(report: Report, entries: readonly BaselineEntry[],
 
   const rebuilt = buildReport({
     metadata: report.metadata,
-    nodes: report.nodes.map((n) => (n.durationMs === undefined ? {name: n.name} : {name: n.name, durationMs: n.durationMs})),
+    nodes: report.nodes.map((n) => ({name: n.name, ...(n.durationMs === undefined ? {} : {durationMs: n.durationMs}), ...(n.assumptions ? {assumptions: n.assumptions} : {})})),
     results,
     findings: kept,
     collectionErrors: report.collectionErrors,

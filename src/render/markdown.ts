@@ -3,6 +3,7 @@
 // text goes through `md()` (or a fenced block), so node output can neither break a table nor inject HTML.
 import {groupFindings, summarizeFleet} from '../core/fleet.js'
 import type {Report, ReportStatus, Severity} from '../core/model/report.js'
+import {formatAssumptionsLine} from './assumptions.js'
 import {formatSubject, nodeList, type RenderOptions} from './options.js'
 
 export interface MarkdownOptions extends Pick<RenderOptions, 'catalog' | 'warnings'> {
@@ -53,6 +54,13 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       out.push(`| ${md(a.area)} | ${a.checks.passed} | ${a.checks.failed} | ${a.checks.skipped} | ${a.findings.error} | ${a.findings.warning} | ${a.findings.info} | ${a.nodesAffected} |`)
     }
     out.push('')
+  }
+
+  const assumed = report.nodes.filter((n) => (n.assumptions?.length ?? 0) > 0)
+  if (assumed.length > 0) {
+    out.push(`<details><summary>What the expected kube-proxy state assumed (${assumed.length} ${assumed.length === 1 ? 'node' : 'nodes'})</summary>`, '')
+    for (const n of assumed) out.push(`- **${md(n.name)}**: ${md(formatAssumptionsLine(n.assumptions!).replace(/^assumed: /, ''))}`)
+    out.push('', '</details>', '')
   }
 
   const groups = groupFindings(report.findings)

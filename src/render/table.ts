@@ -1,11 +1,13 @@
 // Human views of a Report. `-o table`: what is wrong, per node, most severe first. `-o wide`: the same plus
 // evidence, remedies and every check's result. Pure: Report in, string out; nothing here decides what is wrong.
 import {Chalk, type ChalkInstance} from 'chalk'
+import {fleetVersionLine, formatAssumptionsLine} from './assumptions.js'
 import {layoutColumns} from './layout.js'
 import {layoutLine} from './layout-line.js'
 import type {CheckSpec} from '../core/checks/types.js'
 import {groupFindings} from '../core/fleet.js'
 import {
+  type Assumption,
   compareSeverity,
   type CheckResult,
   type CheckStatus,
@@ -49,7 +51,10 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
   const out: string[] = [header(report, c, width)]
 
   const names = nodeNames(report)
-  const sections = names.filter((n) => report.findings.some((f) => f.node === n) || (wide && report.results.some((r) => r.node === n)))
+  // A node whose expected state was computed gets a section even when healthy: its assumptions line says from what.
+  const sections = names.filter(
+    (n) => report.findings.some((f) => f.node === n) || (wide && report.results.some((r) => r.node === n)) || (nodeAssumptions(report, n)?.length ?? 0) > 0,
+  )
   for (const node of sections) {
     out.push('', ...nodeSection(report, node, c, width, wide, titles))
   }
@@ -70,6 +75,8 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
 /** Fleet view: one row per finding repeated across nodes ("3 nodes: a, b, c"), then who is fine. */
 function renderFleet(report: Report, c: ChalkInstance, width: number | undefined): string {
   const out: string[] = [header(report, c, width)]
+  const versions = fleetVersionLine(report.nodes)
+  if (versions) out.push(c.dim(wrap(clean(versions), width)))
   const groups = groupFindings(report.findings)
   if (groups.length > 0) {
     const head = ['SEVERITY', 'CHECK', 'AREA', 'NODES', 'SUBJECT', 'MESSAGE']
@@ -126,6 +133,10 @@ function nodeSection(
   const facts = [status ? paintStatus(status, c) : undefined, findings.length > 0 ? severityCounts(counts) : 'no findings']
   if (results.length > 0) facts.push(`checks: ${checkCounts(checks)}`)
   const lines = [`${c.bold(node)}  ${facts.filter((x) => x !== undefined).join(' · ')}`, ...layoutLine(report.nodes.find((n) => n.name === node), c, width)]
+  const assumed = nodeAssumptions(report, node)
+  if (assumed && assumed.length > 0) {
+    lines.push(...wrapLines(clean(formatAssumptionsLine(assumed)), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.dim(l)))
+  }
 
   if (findings.length > 0) lines.push(...findingsTable(findings, c, width, wide))
   if (wide && results.length > 0) {
@@ -337,6 +348,10 @@ function paintSeverity(severity: Severity, text: string, c: ChalkInstance): stri
 function paintStatus(status: NodeStatus, c: ChalkInstance): string {
   const paint = status === 'healthy' ? c.green : status === 'unhealthy' ? c.red : c.yellow
   return paint(status)
+}
+
+function nodeAssumptions(report: Report, node: string): Assumption[] | undefined {
+  return report.nodes.find((n) => n.name === node)?.assumptions
 }
 
 function nodeStatus(report: Report, node: string): NodeStatus | undefined {

@@ -4,6 +4,7 @@ import {analyzeSnapshots} from '../app/analyze.js'
 import {
   buildReport,
   type Area,
+  type Assumption,
   type CheckResult,
   type CollectionError,
   type Finding,
@@ -25,6 +26,8 @@ export interface NodeAnalysis {
   errors: CollectionError[]
   /** The node's resolved layout (core/layout), for the report's node summary. */
   layout?: NodeLayout
+  /** What its expected kube-proxy state assumed (NodeSummary.assumptions). */
+  assumptions?: Assumption[]
 }
 
 /**
@@ -35,7 +38,8 @@ export function analyzeNode(cluster: ClusterSnapshot, snapshot: NodeSnapshot, op
   const r = analyzeSnapshots(cluster, [snapshot], {metadata: options.metadata, ...(options.areas ? {areas: options.areas} : {})})
   const clusterErrors = new Set(cluster.errors)
   const layout = r.nodes[0]?.layout
-  return {snapshot, cluster, results: r.results, findings: r.findings, errors: r.collectionErrors.filter((e) => !clusterErrors.has(e)), ...(layout ? {layout} : {})}
+  const assumptions = r.nodes[0]?.assumptions
+  return {snapshot, cluster, results: r.results, findings: r.findings, errors: r.collectionErrors.filter((e) => !clusterErrors.has(e)), ...(layout ? {layout} : {}), ...(assumptions ? {assumptions} : {})}
 }
 
 /** The Report of the nodes analysed so far (in `nodes` order, missing ones left out). */
@@ -46,7 +50,12 @@ export function mergeReport(metadata: ReportMetadata, cluster: ClusterSnapshot, 
   })
   return buildReport({
     metadata,
-    nodes: done.map((a) => ({name: a.snapshot.node, ...(a.snapshot.durationMs === undefined ? {} : {durationMs: a.snapshot.durationMs}), ...(a.layout ? {layout: a.layout} : {})})),
+    nodes: done.map((a) => ({
+      name: a.snapshot.node,
+      ...(a.snapshot.durationMs === undefined ? {} : {durationMs: a.snapshot.durationMs}),
+      ...(a.layout ? {layout: a.layout} : {}),
+      ...(a.assumptions ? {assumptions: a.assumptions} : {}),
+    })),
     results: done.flatMap((a) => a.results),
     findings: done.flatMap((a) => a.findings),
     collectionErrors: [...cluster.errors, ...done.flatMap((a) => a.errors)],

@@ -1,12 +1,14 @@
 // Shared by `proxy render`, `proxy diff` and `trace`: the --objects files and runtime-fact flags → the proxier input.
 import {inputFailure} from '../../core/limits/input.js'
 import {parse as parseYaml} from 'yaml'
-import {formatKubeProxyVersion, parseKubeProxyVersion} from '../../core/proxier/config.js'
 import {EP_INVALID_OBJECT} from '../../core/checks/objects/specs.js'
+import {assumptionComments, assumptionsFor} from '../../core/proxier/assumptions.js'
+import {formatFullKubeProxyVersion, formatKubeProxyVersion, parseKubeProxyVersion} from '../../core/proxier/config.js'
 import {formatObjectProblem, loadObjects, type ObjectProblem, ObjectsParseError} from '../../core/proxier/objects.js'
 import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../core/proxier/render-input.js'
 import {InputError, inFile, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
+import {proxyAssumptionContext} from './report.js'
 
 const CONFIG_SOURCE = 'kube-system/kube-proxy ConfigMap (config.conf)'
 
@@ -90,8 +92,24 @@ export function resolveProxierInput(flags: ProxierFlagValues, env: Pick<Environm
   }
 }
 
+/** `kube-proxy v1.37.2 (from pod kube-system/kube-proxy-x2x9k)`, naming the layout when it is not the version's own. */
+export function describeVersion(r: RenderInput): string {
+  const source = r.versionSource === 'default' ? 'assumed' : `from ${r.resolution.from}`
+  const layout = r.newerThanKnown ? `, rendered with the ${formatKubeProxyVersion(r.version)} layout` : ''
+  return `kube-proxy ${formatFullKubeProxyVersion(r.resolution.version)} (${source}${layout})`
+}
+
 export function describeRender(r: RenderInput): string {
-  return `kube-proxy ${formatKubeProxyVersion(r.version)} (from ${r.versionSource}), ${r.input.options.family}, node ${r.node.metadata.name}`
+  return `${describeVersion(r)}, ${r.input.options.family}, node ${r.node.metadata.name}`
+}
+
+/**
+ * The comment block above `proxy render` output: what the rules were rendered from, with sources and notes. Left
+ * out with --quiet, so `-q` prints exactly what kube-proxy would write.
+ */
+export function renderHeader(render: RenderInput, mode: string, live: boolean, io: ProxyIO): string {
+  if (io.quiet) return ''
+  return assumptionComments(assumptionsFor(render, proxyAssumptionContext(mode, live))).join('\n') + '\n'
 }
 
 /** Runs a parser over an input file's text, turning its ParseError into an InputError that names the file. */

@@ -11,7 +11,7 @@ import type {RenderInput} from '../../core/proxier/render-input.js'
 import {UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeRender, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeRender, parseInputFile, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {checkProxierForm, liveProxier} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -32,7 +32,7 @@ export async function renderIptables(node: string | undefined, flags: IptablesFl
   const render = node !== undefined ? (await liveProxier(node, flags, env)).render : resolveProxierInput(flags, env)
   tell(render, io)
   const out = generateIptablesRestore(render.input)
-  return flags.format === 'save' ? serializeSave(out.ruleset) : out.text
+  return renderHeader(render, 'iptables', node !== undefined, io) + (flags.format === 'save' ? serializeSave(out.ruleset) : out.text)
 }
 
 /** `proxy diff [--mode iptables] (--iptables-save FILE | NODE)`: the Report. */

@@ -16,7 +16,7 @@ import {InputError, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeRender, type RenderInputWithProblems, parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeRender, type RenderInputWithProblems, parseInputFile, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {collectProxierNode} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -84,7 +84,7 @@ export async function renderIpvs(node: string | undefined, flags: ProxierFlagVal
   if (node === undefined) {
     const r = resolveIpvsOffline(flags, env)
     notes(io, r)
-    return formatIpvsState(r.state)
+    return renderHeader(r.render, 'ipvs', false, io) + formatIpvsState(r.state)
   }
   const live = await resolveIpvsLive(node, flags, env, true)
   // A dual-stack node runs one IPVS proxier per family: the primary one is printed unless --ip-family asks.
@@ -94,7 +94,7 @@ export async function renderIpvs(node: string | undefined, flags: ProxierFlagVal
   notes(io, live)
   const others = live.families.filter((f) => f !== chosen).map((f) => f.state.family)
   if (others.length > 0 && !io.quiet) io.note(`note: node ${node} is dual-stack: this is the ${chosen.state.family} IPVS proxier's state (--ip-family ${others.join(', ')} for the other)`)
-  return formatIpvsState(chosen.state)
+  return renderHeader(live.render, 'ipvs', true, io) + formatIpvsState(chosen.state)
 }
 
 export interface IpvsDiffFlagValues extends ProxierFlagValues {

@@ -5,7 +5,6 @@ import {diffTablesAgainstListing} from '../../core/checks/nftables/diff.js'
 import {liveNftablesInput} from '../../core/checks/nftables/live.js'
 import type {Report} from '../../core/model/report.js'
 import {type NftRuleset, kubeProxyTables, parseNft} from '../../core/parse/nft.js'
-import {formatKubeProxyVersion} from '../../core/proxier/config.js'
 import {generateNftables} from '../../core/proxier/nftables/generate.js'
 import {type NftablesRenderInput, nftablesRenderInput} from '../../core/proxier/nftables/options.js'
 import {serializeNftTable} from '../../core/proxier/nftables/table.js'
@@ -14,7 +13,7 @@ import {UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
-import {parseInputFile, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeVersion, parseInputFile, type ProxierFlagValues, renderHeader, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
 import {collectProxierNode} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -83,7 +82,7 @@ export function nftablesDiffReport(run: NftablesRun, listing: NftRuleset, meta: 
 
 function describe(run: NftablesRun): string {
   const o = run.nft.input.options
-  return `kube-proxy ${formatKubeProxyVersion(run.render.version)} (from ${run.render.versionSource}), nftables mode, ${o.family}, node ${run.render.node.metadata.name}`
+  return `${describeVersion(run.render)}, nftables mode, ${o.family}, node ${run.render.node.metadata.name}`
 }
 
 function tell(run: NftablesRun, io: ProxyIO): void {
@@ -95,7 +94,7 @@ function tell(run: NftablesRun, io: ProxyIO): void {
 export async function renderNftables(nodeArg: string | undefined, flags: Partial<LiveFlags> & ProxierFlagValues, env: Environment, io: ProxyIO): Promise<string> {
   const run = nodeArg !== undefined ? await liveNftables(nodeArg, flags, env) : resolveNftablesInput(flags, env)
   tell(run, io)
-  return renderNftablesText(run)
+  return renderHeader(run.render, 'nftables', nodeArg !== undefined, io) + renderNftablesText(run)
 }
 
 /** `proxy diff --mode nftables (--nft FILE | NODE)`: the Report. */

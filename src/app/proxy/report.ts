@@ -1,11 +1,24 @@
 // The Report of `proxy diff`, the same for the three modes: one node, the mode's results and findings, and metadata
 // naming the tool, the command, the context and the kube-proxy version rendered, then the mode's own annotations.
+// The node carries what the expected state assumed (version, mode, configuration, runtime facts, with sources), and
+// a version that is newer than the newest layout or was not found is said as a finding (PROXY-011, PROXY-012).
 import {objectProblemsOutcome} from '../../core/checks/objects/specs.js'
+import {versionFindings} from '../../core/checks/proxy-mode/version.js'
 import {buildReport, type CheckResult, type Finding, type Report} from '../../core/model/report.js'
+import {type AssumptionContext, assumptionsFor} from '../../core/proxier/assumptions.js'
+import {formatFullKubeProxyVersion, formatKubeProxyVersion} from '../../core/proxier/config.js'
 import type {ObjectProblem} from '../../core/proxier/objects.js'
-import {formatKubeProxyVersion} from '../../core/proxier/config.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
 import type {ProxyMeta} from './input.js'
+
+/** What the render assumed, for a proxy command: the mode asked for, runtime facts from the node (live) or the flags. */
+export function proxyAssumptionContext(mode: string, live: boolean, iptablesBackend?: string): AssumptionContext {
+  return {
+    mode: {value: mode, source: '--mode'},
+    factsFrom: live ? 'node' : 'flags',
+    ...(iptablesBackend ? {iptablesBackend: {value: iptablesBackend, source: live ? "the node's iptables-save" : 'the iptables-save file'}} : {}),
+  }
+}
 
 export function proxyDiffReport(
   render: RenderInput & {objectProblems?: readonly ObjectProblem[]},
@@ -15,16 +28,25 @@ export function proxyDiffReport(
 ): Report {
   // Objects left out of (or kept oddly in) the rendering: EP-003, after the mode's own checks.
   const objects = objectProblemsOutcome(render.objectProblems ?? [], render.node.metadata.name)
+  const node = render.node.metadata.name
+  const assumptions = assumptionsFor(render, proxyAssumptionContext(annotations['proxyMode'] ?? 'iptables', meta.context !== undefined, annotations['iptablesBackend']))
+  const versionNotes = versionFindings(render.resolution, node)
+  const results: CheckResult[] = [...outcome.results, ...[...new Set(versionNotes.map((f) => f.id))].map((id) => ({id, node, area: 'proxy-mode' as const, status: 'failed' as const}))]
   return buildReport({
     metadata: {
       generatedAt: new Date().toISOString(),
       tool: {name: 'node-doctor', version: meta.toolVersion},
       command: meta.command,
       ...(meta.context ? {context: meta.context} : {}),
-      annotations: {kubeProxyVersion: formatKubeProxyVersion(render.version), kubeProxyVersionSource: render.versionSource, ...annotations},
+      annotations: {
+        kubeProxyVersion: formatKubeProxyVersion(render.version),
+        kubeProxyVersionSource: render.versionSource,
+        ...(render.newerThanKnown ? {kubeProxyVersionDetected: formatFullKubeProxyVersion(render.newerThanKnown)} : {}),
+        ...annotations,
+      },
     },
-    nodes: [{name: render.node.metadata.name}],
-    results: [...outcome.results, ...objects.results],
-    findings: [...outcome.findings, ...objects.findings],
+    nodes: [{name: node, assumptions}],
+    results: [...results, ...objects.results],
+    findings: [...outcome.findings, ...versionNotes, ...objects.findings],
   })
 }

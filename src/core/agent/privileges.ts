@@ -80,6 +80,10 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   'bird6-protocols': {unavailable: "Calico's BIRD client (birdcl) is not in the agent image; use --via ssh or --via pod for BGP peer state"},
   'calico-node-status': {unavailable: 'calicoctl is not in the agent image; use --via ssh or --via pod for calicoctl node status'},
   'kubelet-dropins': {hostPID: true, mounts: [MOUNT.kubernetes]},
+  // NOTE: version fallbacks only (a static pod has a mirror pod in the API, which names its image); not worth a host
+  // mount or the host PID namespace in the agent, whose --only iptables|ipvs|nftables pods have neither.
+  'kube-proxy-manifest': {unavailable: 'static pod manifests are not mounted into the agent; kube-proxy\'s version comes from its (mirror) pod; use --via ssh or --via pod to read the manifest'},
+  'kube-proxy-distribution': {unavailable: 'the k3s/rke2 binary is not in the agent image; use --via ssh or --via pod to read the k3s/RKE2 version'},
 }
 
 /** The union of what the agent's pod needs. Sorted, so generated manifests are stable. */

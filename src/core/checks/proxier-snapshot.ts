@@ -5,14 +5,33 @@
 import type {FactKey, NodeFacts} from '../facts/node-facts.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
-import type {LoadedObjects} from '../proxier/objects.js'
-import {kubeProxyConfigText} from '../proxier/render-input.js'
+import {KUBE_PROXY_DISTRIBUTION_ARTIFACT, KUBE_PROXY_MANIFEST_ARTIFACT} from '../collection/plan.js'
+import {kubeProxyConfigText, type ProxierObjects} from '../proxier/render-input.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from './types.js'
 import {factsOf} from './types.js'
 
-export function objectsOf(cluster: ClusterSnapshot): LoadedObjects {
-  const {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets} = cluster
-  return {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets, other: []}
+/**
+ * The cluster's objects in the proxier's shape, with the pods and, given a node's facts, what that node's own
+ * artifacts say about its kube-proxy version (metrics, static pod manifest, k3s/RKE2 binary).
+ */
+export function objectsOf(cluster: ClusterSnapshot, facts?: NodeFacts): ProxierObjects {
+  const {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets, pods} = cluster
+  const out: ProxierObjects = {services, endpointSlices, nodes, configMaps, serviceCIDRs, daemonSets, pods, other: []}
+  if (facts) out.nodeVersionInputs = nodeVersionInputsOf(facts)
+  return out
+}
+
+/** The node's own version evidence from its artifacts (each parsed once, on its facts). */
+export function nodeVersionInputsOf(facts: NodeFacts): NonNullable<ProxierObjects['nodeVersionInputs']> {
+  const metrics = facts.kubeProxyMetrics()
+  const staticManifest = facts.text(KUBE_PROXY_MANIFEST_ARTIFACT)
+  const distribution = facts.text(KUBE_PROXY_DISTRIBUTION_ARTIFACT)
+  return {
+    nodeName: facts.node.node,
+    ...(metrics?.ok ? {metrics: metrics.value} : {}),
+    ...(staticManifest ? {staticManifest} : {}),
+    ...(distribution ? {distribution} : {}),
+  }
 }
 
 export type ProxierConfig = {ok: true; config?: Record<string, unknown>} | {ok: false; reason: string}

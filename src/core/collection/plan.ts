@@ -32,6 +32,13 @@ const item = (id: string, description: string, argv: string[], areas: Area[], ex
 
 const KUBE_PROXY_METRICS = 'http://127.0.0.1:10249'
 
+/** Artifact ids of the kube-proxy version sources on the node (read by core/proxier/kube-proxy-version.ts). */
+export const KUBE_PROXY_MANIFEST_ARTIFACT = 'kube-proxy-manifest'
+export const KUBE_PROXY_DISTRIBUTION_ARTIFACT = 'kube-proxy-distribution'
+
+/** Static pod manifests of kube-proxy: GKE, kubeadm-style, RKE2. The first that exists is printed. */
+const KUBE_PROXY_MANIFESTS = ['/etc/kubernetes/manifests/kube-proxy.manifest', '/etc/kubernetes/manifests/kube-proxy.yaml', '/var/lib/rancher/rke2/agent/pod-manifests/kube-proxy.yaml']
+
 /** `show protocols` on a BIRD control socket with birdcl (calico-node's client) or birdc (distribution packages). */
 function birdShowProtocols(socket: string): string[] {
   return ['sh', '-c', `for c in birdcl birdc; do command -v "$c" >/dev/null 2>&1 && exec "$c" -s ${socket} show protocols; done; echo 'birdcl: command not found' >&2; exit 127`]
@@ -155,7 +162,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('resolv-conf', 'the node\'s resolv.conf', ['cat', '/etc/resolv.conf'], ['kubelet', 'dns']),
   item('containerd-config', 'containerd config', ['cat', '/etc/containerd/config.toml'], ['kubelet']),
   item('proxy-mode', "kube-proxy's running mode", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/proxyMode`], ['proxy-mode']),
-  item('kube-proxy-metrics', 'kube-proxy metrics', ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/metrics`], ['proxy-mode']),
+  // Also read by the proxier areas: its kubernetes_build_info names the kube-proxy version that runs.
+  item('kube-proxy-metrics', 'kube-proxy metrics', ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/metrics`], ['proxy-mode', 'iptables', 'ipvs', 'nftables']),
   item('kube-proxy-healthz', 'kube-proxy health', ['curl', '-sS', '--max-time', '5', 'http://127.0.0.1:10256/healthz'], ['proxy-mode']),
   item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs']),
   item(
@@ -184,6 +192,28 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
         'find "$d" -type f -name \'*.conf\' | LC_ALL=C sort | while IFS= read -r f; do printf \'# node-doctor-file: %s\\n\' "$f"; cat "$f"; echo; done',
     ],
     ['kubelet'],
+    {tool: 'sh'},
+  ),
+  // Where the kube-proxy version can be read on the node when its pod and metrics do not say (version resolution:
+  // core/proxier/kube-proxy-version.ts). Both print nothing and exit 0 where there is nothing to read.
+  item(
+    KUBE_PROXY_MANIFEST_ARTIFACT,
+    'kube-proxy static pod manifest (GKE, kubeadm-style, RKE2), after a "# node-doctor-file: PATH" line',
+    ['sh', '-c', `for f in ${KUBE_PROXY_MANIFESTS.join(' ')}; do [ -f "$f" ] || continue; printf '# node-doctor-file: %s\\n' "$f"; cat "$f"; exit 0; done; exit 0`],
+    ['proxy-mode', 'iptables', 'ipvs', 'nftables'],
+    {tool: 'sh'},
+  ),
+  item(
+    KUBE_PROXY_DISTRIBUTION_ARTIFACT,
+    'k3s/RKE2 version (k3s embeds kube-proxy): `k3s --version` or `rke2 --version`, else the running binary\'s',
+    [
+      'sh',
+      '-c',
+      'for b in k3s rke2; do command -v "$b" >/dev/null 2>&1 && exec "$b" --version; done; ' +
+        'p=$(pgrep -o -x k3s-server || pgrep -o -x k3s-agent || pgrep -o -x k3s || pgrep -o -x rke2); ' +
+        '[ -n "$p" ] && exec /proc/$p/exe --version; exit 0',
+    ],
+    ['proxy-mode', 'iptables', 'ipvs', 'nftables'],
     {tool: 'sh'},
   ),
 ]

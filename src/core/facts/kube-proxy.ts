@@ -13,6 +13,10 @@ import type {IptablesDump} from '../parse/iptables-save.js'
 import type {IpvsTable} from '../parse/ipvsadm.js'
 import type {LinkTable} from '../parse/links.js'
 import type {NftRuleset} from '../parse/nft.js'
+import type {MetricFamily} from '../parse/prom-metrics.js'
+import {KUBE_PROXY_DISTRIBUTION_ARTIFACT, KUBE_PROXY_MANIFEST_ARTIFACT} from '../collection/plan.js'
+import {formatFullKubeProxyVersion, NEWEST_SUPPORTED_VERSION} from '../proxier/config.js'
+import {kubeProxyPodFor, resolveKubeProxyVersion, type VersionResolution} from '../proxier/kube-proxy-version.js'
 import type {Parsed} from './types.js'
 
 /** What the kube-proxy facts read from a node's facts (NodeFacts provides it; declared here so neither imports the other). */
@@ -25,6 +29,7 @@ export interface KubeProxyInputs {
   ipvsadm(): Parsed<IpvsTable> | undefined
   links(id: 'ip-addr' | 'ip-link'): Parsed<LinkTable> | undefined
   nftRuleset(): Parsed<NftRuleset> | undefined
+  kubeProxyMetrics(): Parsed<MetricFamily[]> | undefined
 }
 
 /** ConfigMap names distributions use for the kube-proxy configuration (kubeadm, EKS). */
@@ -74,9 +79,7 @@ export function isKubeProxyPod(p: Pod): boolean {
 
 /** The kube-proxy pod on this node; a running, not-terminating one wins over leftovers. */
 export function kubeProxyPodOn(cluster: ClusterSnapshot, node: string): Pod | undefined {
-  const pods = cluster.pods.filter((p) => p.spec?.nodeName === node && isKubeProxyPod(p))
-  const rank = (p: Pod) => (p.metadata.deletionTimestamp ? 0 : 2) + (p.status?.phase === 'Running' ? 1 : 0)
-  return pods.sort((a, b) => rank(b) - rank(a) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''))[0]
+  return kubeProxyPodFor(cluster.pods, node)
 }
 
 export function kubeProxyDaemonSet(cluster: ClusterSnapshot): DaemonSet | undefined {
@@ -99,23 +102,14 @@ export function minorFromVersion(text: string | undefined): number | undefined {
   return m ? Number(m[1]) : undefined
 }
 
-function kubeProxyImage(containers: ReadonlyArray<{name: string; image?: string}> | undefined): string | undefined {
-  return (containers ?? []).find((c) => c.name === 'kube-proxy' || /(^|\/)kube-proxy[:@]/.test(c.image ?? ''))?.image
-}
-
-function versionOf(cluster: ClusterSnapshot, node: NodeSnapshot, pod: Pod | undefined, ds: DaemonSet | undefined): ProxyFacts['version'] {
-  const k8sNode = cluster.nodes.find((n) => n.metadata.name === node.node)
-  const candidates = [
-    kubeProxyImage(pod?.spec?.containers),
-    kubeProxyImage(ds?.spec?.template?.spec?.containers),
-    k8sNode?.status?.nodeInfo?.kubeProxyVersion,
-    cluster.serverVersion,
-  ]
-  for (const c of candidates) {
-    const minor = minorFromVersion(c)
-    if (minor !== undefined && c !== undefined) return {text: c.slice(c.lastIndexOf(':') + 1), minor}
-  }
-  return undefined
+/**
+ * The version the checks read: the resolution's (pod, metrics, static manifest, k3s/RKE2, DaemonSet, Node), else the
+ * API server's as a hint (as before: the mode checks only need the minor; the proxier never renders with it).
+ */
+function versionOf(resolution: VersionResolution, cluster: ClusterSnapshot): ProxyFacts['version'] {
+  if (resolution.kind !== 'default') return {text: formatFullKubeProxyVersion(resolution.version), minor: resolution.version.minor}
+  const minor = minorFromVersion(cluster.serverVersion)
+  return minor !== undefined && cluster.serverVersion !== undefined ? {text: cluster.serverVersion, minor} : undefined
 }
 
 function flagsOf(workload: Pod | DaemonSet | undefined, version: string | undefined): KubeProxyFlags | undefined {
@@ -140,6 +134,8 @@ function describeOrigin(cfg: KubeProxyConfig, cmName: string | undefined): strin
 export interface KubeProxyConfigFacts {
   pod?: Pod
   daemonSet?: DaemonSet
+  /** Where the version comes from, every source's word, disagreements (the same resolution the proxier renders with). */
+  resolution: VersionResolution
   version?: {text: string; minor: number}
   configMap?: ConfigMap
   /** The file as parsed (no flags, no defaults); undefined without a ConfigMap or when it could not be read. */
@@ -148,12 +144,34 @@ export interface KubeProxyConfigFacts {
   fileError?: string
 }
 
+/** The node's kube-proxy version from every source (core/proxier/kube-proxy-version.ts), newest layout when none says. */
+export function kubeProxyVersionResolution(facts: KubeProxyInputs): VersionResolution {
+  const {cluster, node} = facts
+  const metrics = facts.kubeProxyMetrics()
+  const staticManifest = facts.text(KUBE_PROXY_MANIFEST_ARTIFACT)
+  const distribution = facts.text(KUBE_PROXY_DISTRIBUTION_ARTIFACT)
+  const k8sNode = cluster.nodes.find((n) => n.metadata.name === node.node)
+  return resolveKubeProxyVersion(
+    {
+      nodeName: node.node,
+      pods: cluster.pods,
+      daemonSets: cluster.daemonSets,
+      ...(k8sNode ? {node: k8sNode} : {}),
+      ...(metrics?.ok ? {metrics: metrics.value} : {}),
+      ...(staticManifest ? {staticManifest} : {}),
+      ...(distribution ? {distribution} : {}),
+    },
+    NEWEST_SUPPORTED_VERSION,
+  )
+}
+
 export function kubeProxyConfigFacts(facts: KubeProxyInputs): KubeProxyConfigFacts {
   const {cluster, node} = facts
   const pod = kubeProxyPodOn(cluster, node.node)
   const ds = kubeProxyDaemonSet(cluster)
-  const version = versionOf(cluster, node, pod, ds)
-  const out: KubeProxyConfigFacts = {}
+  const resolution = kubeProxyVersionResolution(facts)
+  const version = versionOf(resolution, cluster)
+  const out: KubeProxyConfigFacts = {resolution}
   if (pod) out.pod = pod
   if (ds) out.daemonSet = ds
   if (version) out.version = version

@@ -80,11 +80,27 @@ export interface CollectionError {
 
 export type NodeStatus = 'healthy' | 'unhealthy' | 'partial' | 'uncollected'
 
+/**
+ * One fact the expected state was computed from, and where it came from: `kube-proxy version` `v1.37.2` from
+ * `pod kube-system/kube-proxy-x2x9k`; `masquerade bit` `14` from `default`. Sources that are not read from
+ * anything start with `default` or `assumed`.
+ */
+export interface Assumption {
+  /** What: `kube-proxy version`, `mode`, `IP family`, `iptables backend`, `nodePortAddresses`, `node addresses`, `localhost NodePorts`, `detectLocalMode`, `masquerade bit`, `feature gates`, `ServiceCIDRs`. */
+  name: string
+  value: string
+  source: string
+  /** What the reader should know about it: sources that disagree, a deprecated source, a layout used instead. */
+  notes?: string[]
+}
+
 export interface NodeSummary {
   name: string
   status: NodeStatus
   findings: Record<Severity, number>
   durationMs?: number
+  /** The facts the node's expected kube-proxy state was computed from; absent when none was computed. */
+  assumptions?: Assumption[]
   /** What runs where on the node (core/layout): distribution, kubelet config, kube-proxy, CNI, who implements Services. */
   layout?: NodeLayout
 }
@@ -145,7 +161,7 @@ export type SuppressedFinding = Finding & {reason: string}
 
 export interface ReportInput {
   metadata: ReportMetadata
-  nodes: Array<{name: string; durationMs?: number; layout?: NodeLayout}>
+  nodes: Array<{name: string; durationMs?: number; layout?: NodeLayout; assumptions?: Assumption[]}>
   results?: CheckResult[]
   findings?: Finding[]
   collectionErrors?: CollectionError[]
@@ -176,6 +192,7 @@ export function buildReport(input: ReportInput): Report {
   const nodeNames = [...new Set(input.nodes.map((n) => n.name))]
   const durations = new Map(input.nodes.map((n) => [n.name, n.durationMs]))
   const layouts = new Map(input.nodes.map((n) => [n.name, n.layout]))
+  const assumptions = new Map(input.nodes.flatMap((n) => (n.assumptions !== undefined ? [[n.name, n.assumptions] as const] : [])))
   const nodes: NodeSummary[] = nodeNames.sort().map((name) => {
     const counts = emptyCounts()
     for (const f of findings) if (f.node === name) counts[f.severity]++
@@ -190,6 +207,8 @@ export function buildReport(input: ReportInput): Report {
     if (d !== undefined) summary.durationMs = d
     const layout = layouts.get(name)
     if (layout !== undefined) summary.layout = layout
+    const a = assumptions.get(name)
+    if (a !== undefined) summary.assumptions = a
     return summary
   })
 

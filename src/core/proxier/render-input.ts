@@ -1,24 +1,35 @@
-// From loaded API objects to the proxier's input for one node: which Node, which kube-proxy version, which
-// configuration. Shared by `proxy render` and the tests so both take the same path.
+// From loaded API objects to the proxier's input for one node: which Node, which kube-proxy version (resolved by
+// kube-proxy-version.ts, clamped to the layouts known), which configuration. Shared by `proxy render|diff`, `trace`
+// and the live checks, so every path resolves the version the same way.
 import {InputProblem} from '../model/errors.js'
-import type {ConfigMap, DaemonSet, Node, ServiceCIDR} from '../model/k8s.js'
+import type {ConfigMap, Node, Pod, ServiceCIDR} from '../model/k8s.js'
 import {
-  isSupportedVersion,
   type KubeProxyVersion,
+  layoutVersionFor,
+  type LayoutVersion,
   NEWEST_SUPPORTED_VERSION,
   OLDEST_SUPPORTED_VERSION,
+  formatFullKubeProxyVersion,
   formatKubeProxyVersion,
-  parseKubeProxyVersion,
   proxierOptionsFromKubeProxyConfig,
   type RuntimeFacts,
-  versionFromImage,
+  versionAtLeast,
 } from './config.js'
 import type {IptablesInput} from './iptables/generate.js'
 import {KUBE_PROXY_CONFIGMAP_KEYS} from '../parse/kube-proxy-config.js'
+import {resolveKubeProxyVersion, type VersionInputs, type VersionResolution, type VersionSource, versionClaims} from './kube-proxy-version.js'
 import type {LoadedObjects} from './objects.js'
 
-/** Where the kube-proxy version came from. */
-export type VersionSource = 'flag' | 'daemonset' | 'node' | 'default'
+export type {VersionSource} from './kube-proxy-version.js'
+
+/**
+ * The objects plus what a node's own artifacts say about its kube-proxy version (live and bundle runs: its
+ * metrics, static pod manifest, k3s/RKE2 binary). Offline objects files carry pods among `other`.
+ */
+export interface ProxierObjects extends LoadedObjects {
+  pods?: Pod[]
+  nodeVersionInputs?: Pick<VersionInputs, 'nodeName' | 'metrics' | 'staticManifest' | 'distribution'>
+}
 
 export interface RenderRequest {
   nodeName: string
@@ -32,18 +43,51 @@ export interface RenderRequest {
 export interface RenderInput {
   input: IptablesInput
   node: Node
+  /** The layout rendered: the detected version, or the newest layout known when the node runs a newer one. */
   version: KubeProxyVersion
   versionSource: VersionSource
+  /** How the version was found: every source, the one used, disagreements (resolution.version is the detected one). */
+  resolution: VersionResolution
+  /** Set when the detected version is newer than the newest layout known and `version` is that layout instead. */
+  newerThanKnown?: KubeProxyVersion
   /** Human-readable notes about defaults that were assumed. */
   notes: string[]
   /** The KubeProxyConfiguration the options came from (the IPVS and nftables proxiers read their own sections). */
   kubeProxyConfig?: Record<string, unknown>
+  /** Where that configuration is: `ConfigMap kube-system/kube-proxy`. */
+  configSource?: string
+  /** The runtime facts the caller gave (the rest took their documented defaults): `nodeInterfaceAddresses`, `family`, … */
+  factsGiven: string[]
   /** networking.k8s.io/v1 ServiceCIDRs from the objects (the nftables proxier drops traffic to unallocated IPs). */
   serviceCIDRs: ServiceCIDR[]
 }
 
+/**
+ * The layout to render a detected version with: itself within the known range; the newest known (`clamped`, see
+ * config.ts layoutVersionFor) when newer; undefined when older than the oldest. A clamped layout has no patch, which
+ * counts as .0: every patch-level fix known is in a .0 release of the newest line.
+ */
+export function renderLayoutFor(v: KubeProxyVersion): LayoutVersion | undefined {
+  if (!versionAtLeast(v, OLDEST_SUPPORTED_VERSION.major, OLDEST_SUPPORTED_VERSION.minor)) return undefined
+  return layoutVersionFor(v)
+}
+
+/** The sentence the Report, the notes and rendered output use for a clamped version. */
+export function newerVersionNote(detected: KubeProxyVersion, layout: KubeProxyVersion): string {
+  return `kube-proxy ${formatFullKubeProxyVersion(detected)} is newer than the newest layout known (${formatKubeProxyVersion(layout)}): rendered with the ${formatKubeProxyVersion(layout)} layout`
+}
+
 /** ConfigMap names that hold kube-proxy's configuration: kubeadm's, then EKS's. */
 const KUBE_PROXY_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config'] as const
+
+/** `ConfigMap kube-system/NAME` of the ConfigMap kubeProxyConfigText reads, when one holds a configuration. */
+export function kubeProxyConfigMapName(objects: Pick<LoadedObjects, 'configMaps'>): string | undefined {
+  for (const name of KUBE_PROXY_CONFIGMAPS) {
+    const cm = objects.configMaps.find((c: ConfigMap) => c.metadata.namespace === 'kube-system' && c.metadata.name === name)
+    if (cm?.data && KUBE_PROXY_CONFIGMAP_KEYS.some((k) => cm.data![k] !== undefined)) return `ConfigMap kube-system/${name}`
+  }
+  return undefined
+}
 
 /**
  * The KubeProxyConfiguration text from kube-system's kube-proxy ConfigMap (kubeadm: `kube-proxy`/`config.conf`;
@@ -58,28 +102,29 @@ export function kubeProxyConfigText(objects: Pick<LoadedObjects, 'configMaps'>):
   return undefined
 }
 
-function kubeProxyImages(ds: DaemonSet): string[] {
-  const containers = ds.spec?.template?.spec?.containers ?? []
-  return containers.filter((c) => c.name === 'kube-proxy' || /(^|\/)kube-proxy[:@]/.test(c.image ?? '')).map((c) => c.image ?? '')
-}
-
 /** The version in the kube-proxy DaemonSet's image tag (kube-system/kube-proxy first, then any kube-proxy DaemonSet). */
 export function kubeProxyVersionFromObjects(objects: Pick<LoadedObjects, 'daemonSets'>): KubeProxyVersion | undefined {
-  const sets = [...objects.daemonSets].sort((a, b) => Number(b.metadata.name === 'kube-proxy' && b.metadata.namespace === 'kube-system') - Number(a.metadata.name === 'kube-proxy' && a.metadata.namespace === 'kube-system'))
-  for (const ds of sets) {
-    for (const image of kubeProxyImages(ds)) {
-      const v = versionFromImage(image)
-      if (v) return v
-    }
-  }
-  return undefined
+  return versionClaims({nodeName: '', daemonSets: objects.daemonSets})[0]?.version
+}
+
+function podsOf(objects: ProxierObjects): Pod[] {
+  return objects.pods ?? objects.other.filter((o): o is Pod => o.kind === 'Pod')
+}
+
+/** The version resolution for a node from the objects (and the node's own inputs when they are for this node). */
+export function resolveVersionForObjects(objects: ProxierObjects, node: Node, explicit?: KubeProxyVersion): VersionResolution {
+  const own = objects.nodeVersionInputs?.nodeName === node.metadata.name ? objects.nodeVersionInputs : undefined
+  const inputs: VersionInputs = {nodeName: node.metadata.name, node, pods: podsOf(objects), daemonSets: objects.daemonSets, ...own}
+  return resolveKubeProxyVersion(inputs, NEWEST_SUPPORTED_VERSION, explicit)
 }
 
 /**
- * Resolves the node, the version and the ProxierOptions. Throws InputProblem for an unknown node (listing the known
- * ones) or an unsupported version; the configuration's own errors are ParseErrors from config.ts.
+ * Resolves the node, the version and the ProxierOptions. A version newer than the newest layout known renders with
+ * that layout (`newerThanKnown`, and a note). Throws InputProblem for an unknown node (listing the known ones) or a
+ * version older than the oldest layout (its rules would differ in ways not reproduced: a diff would be false alarms);
+ * the configuration's own errors are ParseErrors from config.ts.
  */
-export function buildRenderInput(objects: LoadedObjects, req: RenderRequest): RenderInput {
+export function buildRenderInput(objects: ProxierObjects, req: RenderRequest): RenderInput {
   const node = objects.nodes.find((n) => n.metadata.name === req.nodeName)
   if (!node) {
     const known = objects.nodes.map((n) => n.metadata.name).sort()
@@ -88,32 +133,33 @@ export function buildRenderInput(objects: LoadedObjects, req: RenderRequest): Re
       known.length > 0 ? `Known nodes: ${known.join(', ')}.` : 'The objects hold no Node; add `kubectl get node NAME -o yaml` output.',
     )
   }
-  const notes: string[] = []
-  let version = req.version
-  let versionSource: VersionSource = 'flag'
-  if (!version) {
-    version = kubeProxyVersionFromObjects(objects)
-    versionSource = 'daemonset'
-  }
-  if (!version) {
-    const fromNode = node.status?.nodeInfo?.kubeProxyVersion
-    version = fromNode ? parseKubeProxyVersion(fromNode) : undefined
-    versionSource = 'node'
-  }
-  if (!version) {
-    version = NEWEST_SUPPORTED_VERSION
-    versionSource = 'default'
-    notes.push(`no kube-proxy DaemonSet image or node kubeProxyVersion found; assuming ${formatKubeProxyVersion(version)}`)
-  }
-  if (!isSupportedVersion(version)) {
+  const resolution = resolveVersionForObjects(objects, node, req.version)
+  const notes: string[] = [...resolution.notes]
+  const layout = renderLayoutFor(resolution.version)
+  if (!layout) {
     throw new InputProblem(
-      `kube-proxy ${formatKubeProxyVersion(version)} is not supported`,
-      `Supported: ${formatKubeProxyVersion(OLDEST_SUPPORTED_VERSION)} to ${formatKubeProxyVersion(NEWEST_SUPPORTED_VERSION)}.`,
+      `kube-proxy ${formatFullKubeProxyVersion(resolution.version)} (from ${resolution.from}) is older than the oldest layout known (${formatKubeProxyVersion(OLDEST_SUPPORTED_VERSION)})`,
+      `Layouts known: ${formatKubeProxyVersion(OLDEST_SUPPORTED_VERSION)} to ${formatKubeProxyVersion(NEWEST_SUPPORTED_VERSION)}, and anything newer with the newest. Older rules differ in ways not reproduced, so they are not guessed.`,
     )
   }
+  const version = layout.layout
+  if (layout.clamped) notes.push(newerVersionNote(resolution.version, version))
   if (!req.kubeProxyConfig) notes.push('no kube-system/kube-proxy ConfigMap (config.conf) found; using kube-proxy defaults')
   const options = proxierOptionsFromKubeProxyConfig(req.kubeProxyConfig, node, {...req.facts, version})
-  const out: RenderInput = {input: {services: objects.services, endpointSlices: objects.endpointSlices, options}, node, version, versionSource, notes, serviceCIDRs: objects.serviceCIDRs}
-  if (req.kubeProxyConfig) out.kubeProxyConfig = req.kubeProxyConfig
+  const out: RenderInput = {
+    input: {services: objects.services, endpointSlices: objects.endpointSlices, options},
+    node,
+    version,
+    versionSource: resolution.kind,
+    resolution,
+    notes,
+    factsGiven: Object.entries(req.facts ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [k])),
+    serviceCIDRs: objects.serviceCIDRs,
+  }
+  if (layout.clamped) out.newerThanKnown = resolution.version
+  if (req.kubeProxyConfig) {
+    out.kubeProxyConfig = req.kubeProxyConfig
+    out.configSource = kubeProxyConfigMapName(objects) ?? 'the kube-proxy configuration'
+  }
   return out
 }

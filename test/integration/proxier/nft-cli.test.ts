@@ -29,7 +29,7 @@ describe('proxy render --mode nftables', () => {
     const r = await runCli(['proxy', 'render', ...base('clusterip'), '--no-nfacct', '-v'])
     assert.equal(r.exitCode, 0, r.stderr)
     assert.match(r.stderr, /--nfacct only concerns iptables mode; ignored in nftables mode/)
-    assert.match(r.stderr, /kube-proxy v1\.35 \(from flag\), nftables mode, ipv4, node node-a/)
+    assert.match(r.stderr, /kube-proxy v1\.35 \(from --kube-proxy-version\), nftables mode, ipv4, node node-a/)
     const old = await runCli(['proxy', 'render', '--mode', 'nftables', '--objects', NODES, '--objects', objects('clusterip'), '--node', 'node-a', '--kube-proxy-version', 'v1.28'])
     assert.equal(old.exitCode, 2)
     assert.match(old.stderr, /kube-proxy v1\.28 has no nftables mode/)

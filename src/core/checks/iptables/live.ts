@@ -74,7 +74,7 @@ export type LiveProxierInput = {ok: true; render: RenderInput; dump: IptablesDum
 export function liveProxierInput(cluster: ClusterSnapshot, node: NodeSnapshot, facts: NodeFacts = NodeFacts.of(cluster, node)): LiveProxierInput {
   const dumpText = artifactText(node, 'iptables-save')
   if (dumpText === undefined) return {ok: false, reason: 'missing input: iptables-save'}
-  const objects = objectsOf(cluster)
+  const objects = objectsOf(cluster, facts)
   const cfg = proxierConfigOf(facts)
   if (!cfg.ok) return cfg
   const config = cfg.config

@@ -17,7 +17,7 @@ import {type IPFamily, isLoopback, parseIPSloppy} from '../../proxier/ip.js'
 import {type LoadedObjects, usableObjects} from '../../proxier/objects.js'
 import {clusterIPForFamily} from '../../proxier/service-ports.js'
 import {type IptablesDump, parseIptablesSave} from '../../parse/iptables-save.js'
-import {objectsOf, outcomeForId, perNode, proxierConfigOf} from '../proxier-snapshot.js'
+import {nodeVersionInputsOf, objectsOf, outcomeForId, perNode, proxierConfigOf} from '../proxier-snapshot.js'
 import {runtimeFacts} from '../iptables/live.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {diffIpvsFamilies, type IpvsDiffOutcome} from './diff.js'
@@ -121,7 +121,7 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
   } catch (err) {
     return {ok: false, reason: (err as Error).message}
   }
-  const objects = nodeFacts.run.derive(USABLE_OBJECTS, (c) => usableObjects(objectsOf(c)))
+  const objects = {...nodeFacts.run.derive(USABLE_OBJECTS, (c) => usableObjects(objectsOf(c))), nodeVersionInputs: nodeVersionInputsOf(nodeFacts)}
   const cfg = proxierConfigOf(nodeFacts)
   if (!cfg.ok) return cfg
   const config = cfg.config

@@ -27,7 +27,7 @@ export function liveNftablesInput(
   opts: {anyMode?: boolean; listingOptional?: boolean; facts?: NodeFacts} = {},
 ): LiveNftablesInput {
   const facts = opts.facts ?? NodeFacts.of(cluster, node)
-  const objects = objectsOf(cluster)
+  const objects = objectsOf(cluster, facts)
   const cfg = proxierConfigOf(facts)
   if (!cfg.ok) return cfg
   const config = cfg.config

@@ -26,11 +26,3 @@ describe('IPVS mode: v1.36 and v1.37 render as v1.35', () => {
   }
 })
 
-describe('IPVS mode: a version newer than the newest layout known', () => {
-  it('renders with v1.37 and says so in a comment above the listing', () => {
-    const dir = dirs[0]!
-    const text = formatIpvsState(renderIpvsCase(dir, {version: 'v1.38', family: 'ipv4'}))
-    assert.match(text.split('\n')[0]!, /^# kube-proxy v1\.38 is newer than the newest layout known \(v1\.37\): rendered with v1\.37's rules/)
-    assert.equal(text.split('\n').slice(1).join('\n').replaceAll('kube-proxy v1.38', 'kube-proxy v1.37'), formatIpvsState(renderIpvsCase(dir, {version: 'v1.37', family: 'ipv4'})))
-  })
-})
