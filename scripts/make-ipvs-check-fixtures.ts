@@ -10,7 +10,7 @@ import {ipvsLiveInput} from '../src/core/checks/ipvs/live.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
 import {generateIpvsState} from '../src/core/proxier/ipvs/generate.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
-import {healthyNodeArtifacts, ipAddrJson, type NodeArtifacts} from '../test/unit/proxier/ipvs/helpers.js'
+import {healthyNodeArtifacts, ipAddrJson, type NodeArtifacts} from '../test/unit/core/proxier/ipvs/helpers.js'
 
 const ROOT = 'test/fixtures/checks/ipvs'
 const base = await readBundle('test/fixtures/checks/iptables/clean')

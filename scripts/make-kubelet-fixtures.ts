@@ -24,6 +24,6 @@ async function write(name: string, world: KubeletWorld): Promise<void> {
 mkdirSync(DIR, {recursive: true})
 await write('healthy', HEALTHY)
 for (const c of KUBELET_CASES) await write(c.name, c.world)
-// cases.json names each id's first fire case; the others are checked by test/unit/checks/kubelet.test.ts.
+// cases.json names each id's first fire case; the others are checked by test/unit/core/checks/kubelet/kubelet.test.ts.
 const cases = Object.fromEntries(KUBELET_CASES.filter((c, i) => KUBELET_CASES.findIndex((d) => d.id === c.id) === i).map((c) => [c.id, {fire: c.name, quiet: 'healthy', node: NODE}]))
 writeFileSync(join(DIR, 'cases.json'), JSON.stringify(cases, null, 2) + '\n')

@@ -1,5 +1,5 @@
 // `proxy render --mode ipvs` and `proxy diff --mode ipvs` from files through the built CLI. The node's files are
-// what a healthy IPVS node shows for the `services` fixture (test/unit/proxier/ipvs/helpers.ts; the ipsets,
+// what a healthy IPVS node shows for the `services` fixture (test/unit/core/proxier/ipvs/helpers.ts; the ipsets,
 // kube-ipvs0 and iptables parts round-trip through the real tools in test/integration/proxier/ipvs-roundtrip).
 import assert from 'node:assert/strict'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -9,7 +9,7 @@ import {after, before, describe, it} from 'node:test'
 import type {Report} from '../../src/core/model/report.js'
 import {fixturePath, readFixture} from '../support/golden.js'
 import {runCli} from '../support/run-cli.js'
-import {healthyNodeArtifacts, NODE_A_ADDRESSES, renderIpvsCase} from '../unit/proxier/ipvs/helpers.js'
+import {healthyNodeArtifacts, NODE_A_ADDRESSES, renderIpvsCase} from '../unit/core/proxier/ipvs/helpers.js'
 
 const objects = ['--objects', fixturePath('proxier/ipvs/services/objects.yaml'), '--objects', fixturePath('proxier/iptables/nodes.yaml'), '--node', 'node-a', '--kube-proxy-version', 'v1.35']
 const addresses = NODE_A_ADDRESSES.flatMap((a) => ['--node-address', a])

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {fixturePath, readFixture} from '../support/golden.js'
 import {runCli} from '../support/run-cli.js'
-import {NODE_A_ADDRESSES} from '../unit/proxier/ipvs/helpers.js'
+import {NODE_A_ADDRESSES} from '../unit/core/proxier/ipvs/helpers.js'
 
 const NODES = fixturePath('proxier/iptables/nodes.yaml')
 const lb = ['--objects', NODES, '--objects', fixturePath('proxier/iptables/loadbalancer/objects.yaml'), '--node', 'node-a']

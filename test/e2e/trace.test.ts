@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {fixturePath} from '../support/golden.js'
 import {runCli} from '../support/run-cli.js'
-import {renderFixture} from '../unit/trace/flow.js'
+import {renderFixture} from '../unit/core/trace/flow.js'
 
 let dir: string
 let clean: string

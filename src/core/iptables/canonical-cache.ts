@@ -10,7 +10,7 @@
 // split into literal text and slot references (with the quoting formatRuleTokens applies). The plan is kept only if
 // both sentinel sets give the same plan, the plan reproduces formatRuleTokens(canonicalizeRule(...)) for both, and
 // for the real rule that introduced the shape; otherwise that shape always goes through canonicalizeRule.
-// test/unit/iptables/canonical-cache.test.ts checks the equivalence over every proxier fixture rule and the 10k
+// test/unit/core/iptables/canonical-cache.test.ts checks the equivalence over every proxier fixture rule and the 10k
 // benchmark rules.
 import {canonicalAddress, canonicalHost} from '../net/inet.js'
 import type {IpFamily} from '../net/ip.js'

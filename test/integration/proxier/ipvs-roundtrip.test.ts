@@ -14,7 +14,7 @@ import {parseLinks} from '../../../src/core/parse/links.js'
 import {formatIpsetSave, formatIpvsIptablesRestore, type IpvsState} from '../../../src/core/proxier/ipvs/generate.js'
 import {restoreRuleLine} from '../../../src/core/proxier/iptables/ruleset.js'
 import {createNetns, type Netns, netnsUnavailable} from '../../support/netns.js'
-import {renderIpvsCase} from '../../unit/proxier/ipvs/helpers.js'
+import {renderIpvsCase} from '../../unit/core/proxier/ipvs/helpers.js'
 
 const skip = netnsUnavailable()
 

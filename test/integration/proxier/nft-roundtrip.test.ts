@@ -11,7 +11,7 @@ import {findNftTable, parseNft} from '../../../src/core/parse/nft.js'
 import {type NftExpectedTable, serializeNftTable} from '../../../src/core/proxier/nftables/table.js'
 import {readFixture} from '../../support/golden.js'
 import {createNetns, type Netns, netnsUnavailable} from '../../support/netns.js'
-import {NFT_CASES, renderCase} from '../../unit/proxier/nftables/cases.js'
+import {NFT_CASES, renderCase} from '../../unit/core/proxier/nftables/cases.js'
 
 const skip = netnsUnavailable() ?? (createNetnsProbe() ? undefined : 'nft is not installed')
 

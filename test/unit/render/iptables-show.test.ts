@@ -1,7 +1,7 @@
 // The iptables show table is laid out by render/layout.ts like every other table: colour changes no column, and
 // widths count code points (an astral character in a rule comment is one column, as in the report and the other
 // show views; the table's own layout counted it as two UTF-16 units before). The goldens are in
-// test/unit/iptables/services.test.ts.
+// test/unit/core/iptables/services.test.ts.
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {analyzeServices} from '../../../src/core/iptables/services.js'

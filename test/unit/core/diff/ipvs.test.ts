@@ -7,7 +7,7 @@ import {diffIpvs} from '../../../../src/core/diff/ipvs.js'
 import {parseIpvsadm} from '../../../../src/core/parse/ipvsadm.js'
 import {formatIpvsadmSave} from '../../../../src/core/proxier/ipvs/generate.js'
 import {readFixture} from '../../../support/golden.js'
-import {renderIpvsCase} from '../../proxier/ipvs/helpers.js'
+import {renderIpvsCase} from '../proxier/ipvs/helpers.js'
 
 describe('IPVS diff: real servers', () => {
   const state = renderIpvsCase('categorize')

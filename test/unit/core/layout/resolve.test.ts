@@ -12,7 +12,7 @@ import {emptyClusterSnapshot, type NodeSnapshot, SNAPSHOT_API_VERSION} from '../
 import {parseLayoutDiscovery} from '../../../../src/core/parse/layout-discovery.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {expectGolden, FIXTURES, readFixture} from '../../../support/golden.js'
-import {FUZZ_RUNS, mutated} from '../../parse/fuzz-support.js'
+import {FUZZ_RUNS, mutated} from '../parse/fuzz-support.js'
 
 const NODES = join(FIXTURES, 'layouts', 'nodes')
 

@@ -6,7 +6,7 @@ import {describe, it} from 'node:test'
 import fc from 'fast-check'
 import {flagValue, type LayoutDiscovery, parseLayoutDiscovery} from '../../../../src/core/parse/layout-discovery.js'
 import {expectGolden, readFixture} from '../../../support/golden.js'
-import {anyText, FUZZ_RUNS, mutated, parseError, parsesOrFailsCleanly} from '../../parse/fuzz-support.js'
+import {anyText, FUZZ_RUNS, mutated, parseError, parsesOrFailsCleanly} from './fuzz-support.js'
 
 const CASES = ['kubeadm-calico', 'k3s-flannel', 'rke2-canal', 'eks-al2023', 'gke-cos', 'cilium-kpr']
 

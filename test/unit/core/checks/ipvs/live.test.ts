@@ -12,7 +12,7 @@ import {type ClusterSnapshot, emptyClusterSnapshot, type NodeSnapshot} from '../
 import {formatIpsetSave, formatIpvsadmSave} from '../../../../../src/core/proxier/ipvs/generate.js'
 import {loadObjects} from '../../../../../src/core/proxier/objects.js'
 import {readFixture} from '../../../../support/golden.js'
-import {ipAddrJson, renderIpvsCase} from '../../../proxier/ipvs/helpers.js'
+import {ipAddrJson, renderIpvsCase} from '../../proxier/ipvs/helpers.js'
 
 const meta = {generatedAt: '2026-01-01T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'test'}
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {formatIpvsState, type IpvsState} from '../../../../../src/core/proxier/ipvs/generate.js'
 import {expectGolden} from '../../../../support/golden.js'
-import {renderIpvsCase} from '../../../proxier/ipvs/helpers.js'
+import {renderIpvsCase} from './helpers.js'
 
 function realServers(s: IpvsState, id: string): string[] {
   const vs = s.virtualServers.find((v) => v.id === id)

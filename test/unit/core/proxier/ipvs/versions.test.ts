@@ -7,7 +7,7 @@ import {readdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 import {formatIpvsState} from '../../../../../src/core/proxier/ipvs/generate.js'
-import {renderIpvsCase} from '../../../proxier/ipvs/helpers.js'
+import {renderIpvsCase} from './helpers.js'
 
 const dirs = readdirSync('test/fixtures/proxier/ipvs').filter((d) => statSync(join('test/fixtures/proxier/ipvs', d)).isDirectory())
 
