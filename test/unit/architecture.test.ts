@@ -1,6 +1,6 @@
 // The folder layout is the architecture: enforce the import arrows.
 import assert from 'node:assert/strict'
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {describe, it} from 'node:test'
 import {REPO_ROOT} from '../support/golden.js'
@@ -54,7 +54,18 @@ const IO_MODULES = /^(node:)?(fs|child_process|net|http|https|dgram|os)(\/|$)/
 /** A transport implementation: anything inside a transport's own folder, src/transports/<kind>/. */
 const TRANSPORT_IMPLEMENTATION = /(^|\/)transports\/[^/]+\//
 
+const UNIT = join(REPO_ROOT, 'test', 'unit')
+
 describe('architecture', () => {
+  it('test/unit mirrors src/: every folder of unit tests is a folder of src', () => {
+    const dirs = (root: string): string[] =>
+      readdirSync(root).flatMap((d) => (statSync(join(root, d)).isDirectory() ? [relative(UNIT, join(root, d)), ...dirs(join(root, d))] : []))
+    const UNIT_DIRS = dirs(UNIT)
+    const stray = UNIT_DIRS.filter((d) => !existsSync(join(REPO_ROOT, 'src', d)))
+    assert.deepEqual(stray, [], `test/unit folders with no src/ folder of the same path: ${stray.join(', ')}`)
+    assert.ok(UNIT_DIRS.includes('core/proxier/nftables'))
+  })
+
   it('src/core is pure: no I/O modules, no transports, renderers or commands', () => {
     assert.deepEqual(
       violations('core', [/^(node:)?(fs|child_process|net|http|https|dgram|os)(\/|$)/, /^ssh2$/, /^@kubernetes\/client-node/, /^chalk$/, /^cli-table3$/, /^ink/, /\/(transports|render|commands|cli|app)\//]),
