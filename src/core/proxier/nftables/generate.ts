@@ -1,3 +1,4 @@
+// Over 500 lines on purpose: one port of kube-proxy's nftables syncProxyRules and its per-version layouts (v1.29 to v1.37), kept in the order of the original so a reader can compare them.
 // The embedded kube-proxy nftables proxier: Services + EndpointSlices + options → the `kube-proxy` table a full sync
 // leaves behind. Mirrors pkg/proxy/nftables/proxier.go setupNFTables + syncProxyRules for three layouts:
 //   v1.29–v1.30 (alpha): one `endpoints-check` chain, filter chains at priority -110, no cluster-ips set;
