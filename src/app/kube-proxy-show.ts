@@ -1,7 +1,8 @@
 // `kube-proxy show`: the kube-proxy configuration (raw or from its ConfigMap), optionally the DaemonSet/Pod that
 // runs it (flags), and optionally what it really runs (/proxyMode body, startup log, /metrics), turned into the
 // effective settings with defaults marked and each value's source. Pure: texts in, result out.
-import {InputError, ParseError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
+import {parsingFile} from './input-file.js'
 import {type ConfigIssue, formatValue, getAt, isGoZero, type JsonValue, type Origin, parseMinorVersion, pointer} from '../core/parse/component-config.js'
 import {detectKubeProxyDocument, type KubeProxyConfig, parseKubeProxyConfig} from '../core/parse/kube-proxy-config.js'
 import {effectiveKubeProxyConfig, kubeProxyFromManifest, type KubeProxyFlags, parseKubeProxyArgs} from '../core/parse/kube-proxy-flags.js'
@@ -37,15 +38,6 @@ export function kubeProxyImportantSettings(mode: string): string[] {
   if (mode === 'ipvs') return [...COMMON, ...IPTABLES.filter((p) => p !== 'iptables.localhostNodePorts'), ...IPVS, ...REST]
   if (mode === 'nftables') return [...COMMON, ...NFTABLES, ...REST]
   return [...COMMON, ...IPTABLES, ...REST]
-}
-
-function wrap<T>(name: string, fn: () => T): T {
-  try {
-    return fn()
-  } catch (err) {
-    if (err instanceof ParseError) throw new InputError(name, err.message, err.line)
-    throw err
-  }
 }
 
 function location(o: Origin | undefined): string | undefined {
@@ -92,13 +84,13 @@ export function showKubeProxy(files: readonly NamedText[], options: KubeProxySho
       case 'kube-proxy-config':
       case 'configmap': {
         if (config) throw new UsageError(`more than one kube-proxy configuration given (${config.source ?? ''} and ${f.name})`)
-        config = wrap(f.name, () => parseKubeProxyConfig(f.text, {source: f.name, ...vopt}))
+        config = parsingFile(f.name, () => parseKubeProxyConfig(f.text, {source: f.name, ...vopt}))
         const cm = config.configMap
         inputs.push({file: f.name, kind, ...(cm ? {detail: `ConfigMap ${cm.namespace ? `${cm.namespace}/` : ''}${cm.name ?? ''}, key ${cm.key}`} : {})})
         break
       }
       case 'workload': {
-        const c = wrap(f.name, () => kubeProxyFromManifest(f.text, {source: f.name}))
+        const c = parsingFile(f.name, () => kubeProxyFromManifest(f.text, {source: f.name}))
         flags = parseKubeProxyArgs(c.args, vopt)
         extra.push(...c.issues)
         workload = {name: c.workload, container: c.container, ...(c.image === undefined ? {} : {image: c.image})}
@@ -106,7 +98,7 @@ export function showKubeProxy(files: readonly NamedText[], options: KubeProxySho
         break
       }
       case 'proxy-mode': {
-        const mode = wrap(f.name, () => parseProxyModeBody(f.text))
+        const mode = parsingFile(f.name, () => parseProxyModeBody(f.text))
         running = {mode, source: 'proxyMode', location: f.name}
         inputs.push({file: f.name, kind, detail: `/proxyMode: ${mode}`})
         break
@@ -129,7 +121,7 @@ export function showKubeProxy(files: readonly NamedText[], options: KubeProxySho
         break
       }
       case 'metrics': {
-        const fams = wrap(f.name, () => parsePrometheusText(f.text))
+        const fams = parsingFile(f.name, () => parsePrometheusText(f.text))
         sync = kubeProxySyncMetrics(fams)
         inputs.push({file: f.name, kind, detail: 'kube-proxy /metrics'})
         break

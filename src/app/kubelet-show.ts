@@ -2,7 +2,8 @@
 // kubelet`, kubeadm-flags.env, /etc/default/kubelet, a k3s config or a `ps` line) into the kubelet's effective
 // settings, each with its value and where it came from. Pure: texts in, result out.
 import {isMap, isScalar} from 'yaml'
-import {InputError, ParseError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
+import {parsingFile} from './input-file.js'
 import {
   type ConfigIssue,
   displayPath,
@@ -123,15 +124,6 @@ export function detectKubeletInput(text: string): Exclude<KubeletInputKind, 'dro
   return undefined
 }
 
-function wrap<T>(name: string, fn: () => T): T {
-  try {
-    return fn()
-  } catch (err) {
-    if (err instanceof ParseError) throw new InputError(name, err.message, err.line)
-    throw err
-  }
-}
-
 function location(o: Origin | undefined): string | undefined {
   if (!o) return undefined
   if (o.kind === 'default') return o.detail
@@ -175,16 +167,16 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
     const kind = detectKubeletInput(f.text)
     switch (kind) {
       case 'kubelet-config':
-        configs.push({name: f.name, cfg: wrap(f.name, () => parseKubeletConfig(f.text, {source: f.name, ...vopt}))})
+        configs.push({name: f.name, cfg: parsingFile(f.name, () => parseKubeletConfig(f.text, {source: f.name, ...vopt}))})
         inputs.push({file: f.name, kind})
         break
       case 'configz':
         if (configz) throw new UsageError(`more than one /configz body given (${configz.source ?? ''} and ${f.name})`)
-        configz = wrap(f.name, () => parseKubeletConfigz(f.text, {source: f.name, ...vopt}))
+        configz = parsingFile(f.name, () => parseKubeletConfigz(f.text, {source: f.name, ...vopt}))
         inputs.push({file: f.name, kind, detail: 'running configuration (merged and defaulted by the kubelet)'})
         break
       case 'systemd-unit': {
-        const unit = wrap(f.name, () => parseSystemctlCat(f.text, {source: f.name}))
+        const unit = parsingFile(f.name, () => parseSystemctlCat(f.text, {source: f.name}))
         units.push({name: f.name, unit})
         const dropIns = unit.files.filter((u) => u.kind === 'drop-in').length
         inputs.push({file: f.name, kind, detail: `${unit.name ?? 'unit'}${dropIns > 0 ? ` + ${dropIns} drop-in${dropIns === 1 ? '' : 's'}` : ''}`})
@@ -195,11 +187,11 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
         inputs.push({file: f.name, kind})
         break
       case 'k3s-config':
-        k3s.push({name: f.name, args: wrap(f.name, () => parseK3sKubeletArgs(f.text, {source: f.name}))})
+        k3s.push({name: f.name, args: parsingFile(f.name, () => parseK3sKubeletArgs(f.text, {source: f.name}))})
         inputs.push({file: f.name, kind, detail: 'kubelet-arg entries'})
         break
       case 'command-line': {
-        const cl = wrap(f.name, () => parseKubeletCommandLine(f.text, {source: f.name}))
+        const cl = parsingFile(f.name, () => parseKubeletCommandLine(f.text, {source: f.name}))
         commandLines.push({name: f.name, args: cl.args})
         inputs.push({file: f.name, kind, detail: `line ${cl.line}`})
         break
@@ -225,7 +217,7 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
     args = r.args
     issues.push(...r.issues)
   } else if (envFiles.length > 0) {
-    const parsed = envFiles.map((e) => wrap(e.name, () => parseKubeadmFlagsEnv(e.text, {source: e.name})))
+    const parsed = envFiles.map((e) => parsingFile(e.name, () => parseKubeadmFlagsEnv(e.text, {source: e.name})))
     parsed.forEach((p, i) => {
       issues.push(...p.issues)
       const idx = inputs.findIndex((x) => x.file === envFiles[i]?.name)
