@@ -31,8 +31,10 @@ describe('check says which kube-proxy version it assumed (live)', {skip: liveClu
     const lines = r.stdout.split('\n')
     const header = lines.findIndex((l) => l.startsWith('node-a  '))
     assert.ok(header >= 0, r.stdout)
-    assert.match(lines[header + 1]!, /^ {2}assumed: kube-proxy v1\.37\.2 \(from pod kube-system\/kube-proxy-x2x9k\) · mode iptables \(/)
-    assert.match(lines[header + 1]!, / · masquerade bit 14 \(default\)/)
+    // Under the header: the layout line, then the assumptions line.
+    assert.match(lines[header + 1]!, /^ {2}layout: /)
+    assert.match(lines[header + 2]!, /^ {2}assumed: kube-proxy v1\.37\.2 \(from pod kube-system\/kube-proxy-x2x9k\) · mode iptables \(/)
+    assert.match(lines[header + 2]!, / · masquerade bit 14 \(default\)/)
   })
 
   it('-o json carries the assumptions with their sources, and the DaemonSet that disagrees', async () => {

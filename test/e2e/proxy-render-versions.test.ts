@@ -15,8 +15,9 @@ describe('proxy render --kube-proxy-version v1.36 / v1.37', () => {
     for (const v of ['v1.36', 'v1.37']) {
       const r = await runCli(['proxy', 'render', '--mode', 'nftables', ...lb, '--kube-proxy-version', v, '-v'])
       assert.equal(r.exitCode, 0, r.stderr)
-      assert.equal(r.stdout, readFixture(`proxier/nftables/versions/loadbalancer-${v}.nft`), v)
-      assert.match(r.stderr, new RegExp(`kube-proxy ${v.replace('.', '\\.')} \\(from flag\\), nftables mode, ipv4, node node-a`))
+      assert.match(r.stdout, new RegExp(`^# node-doctor rendered this from:\\n# {3}kube-proxy version: ${v.replace('.', '\\.')} \\(from --kube-proxy-version\\)\\n`))
+      assert.equal(r.stdout.slice(r.stdout.indexOf('table ip kube-proxy')), readFixture(`proxier/nftables/versions/loadbalancer-${v}.nft`), v)
+      assert.match(r.stderr, new RegExp(`kube-proxy ${v.replace('.', '\\.')} \\(from --kube-proxy-version\\), nftables mode, ipv4, node node-a`))
       assert.doesNotMatch(r.stdout, /mark-for-masquerade/)
       assert.match(r.stdout, /\n\tset hairpin-connections \{\n/)
     }
@@ -41,7 +42,7 @@ describe('proxy render --kube-proxy-version v1.36 / v1.37', () => {
     const expected = readFixture('proxier/ipvs/services/expected.txt')
     assert.match(expected, /kube-proxy v1\.35/)
     for (const v of ['v1.36', 'v1.37']) {
-      const r = await runCli(['proxy', 'render', '--mode', 'ipvs', ...ipvs, '--kube-proxy-version', v])
+      const r = await runCli(['proxy', 'render', '--mode', 'ipvs', ...ipvs, '--kube-proxy-version', v, '-q'])
       assert.equal(r.exitCode, 0, r.stderr)
       assert.equal(r.stdout, expected.replaceAll('kube-proxy v1.35', `kube-proxy ${v}`), v)
     }

@@ -4,14 +4,14 @@
 import {isMap, isScalar, parseDocument, Scalar} from 'yaml'
 import {proxyFacts} from '../../core/checks/proxy-mode/facts.js'
 import type {ConfigMap} from '../../core/model/k8s.js'
+import {PROXY_MODES, type ProxyModeName} from '../../core/model/kube-proxy-state.js'
 import {type Report, severityAtLeast} from '../../core/model/report.js'
 import {artifactText, type ClusterSnapshot, type NodeSnapshot} from '../../core/model/snapshot.js'
 import {KERNEL_MODULES_BY_MODE, missingKernelModules, parseKernelModules} from '../../core/parse/kernel-modules.js'
 import {KUBE_PROXY_CONFIGMAP_KEYS} from '../../core/parse/kube-proxy-config.js'
 import {UsageError} from '../../errors.js'
 
-export const PROXY_MODES = ['iptables', 'nftables', 'ipvs'] as const
-export type ProxyModeName = (typeof PROXY_MODES)[number]
+export {PROXY_MODES, type ProxyModeName}
 
 /** The annotation holding the ConfigMap's data and annotations from before the change (JSON), for the rollback. */
 export const BACKUP_ANNOTATION = 'node-doctor.io/kube-proxy-mode-backup'

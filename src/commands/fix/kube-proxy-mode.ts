@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {PROXY_MODES} from '../../app/repair/mode-plan.js'
+import {PROXY_MODES} from '../../core/model/kube-proxy-state.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {confirmer, confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, podRestartFlags, reportFlags, transportFlags} from '../../cli/flags.js'

@@ -4,6 +4,10 @@
 export const RUNNING_PROXY_MODES = ['iptables', 'ipvs', 'nftables', 'kernelspace', 'userspace'] as const
 export type RunningProxyMode = (typeof RUNNING_PROXY_MODES)[number]
 
+/** The modes a kube-proxy can be moved to (`fix kube-proxy-mode --to`). */
+export const PROXY_MODES = ['iptables', 'nftables', 'ipvs'] as const
+export type ProxyModeName = (typeof PROXY_MODES)[number]
+
 export interface HistogramData {
   count: number
   sum: number

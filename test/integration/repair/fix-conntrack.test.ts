@@ -116,6 +116,9 @@ describe('fix conntrack on a real node', {skip: netnsSkipReason()}, () => {
 
   /** The table every test starts from: stale and healthy flows of kube-dns, a stale flow of other-dns, a TCP connection. */
   function plantFlows(): void {
+    // Unanswered UDP flows expire after 30 s by default: the CLI test's three runs take longer than that on a loaded
+    // machine. This namespace's own timeout keeps the planted entries for the whole test.
+    inNs('sysctl', '-qw', 'net.netfilter.nf_conntrack_udp_timeout=600')
     dnatTo('10.244.2.7')
     sendFrom(netns.name, '10.96.0.10', [41001, 41002, 41003]) // to the old pod: stale
     dnatTo('10.244.2.7', '10.96.0.20')

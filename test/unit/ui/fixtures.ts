@@ -71,7 +71,7 @@ export function plain(frame: string | undefined): string {
 
 /** Polls `frame()` until `test` holds (renders are asynchronous; the machine may be busy); fails with the last frame. */
 export async function until(frame: () => string | undefined, test: (f: string) => boolean, what: string): Promise<string> {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 60_000
   let last = ''
   while (Date.now() < deadline) {
     last = plain(frame())
