@@ -1,4 +1,4 @@
-// Writes the fire/quiet bundles for the node forwarding prerequisites (NODE-001..003) under
+// Writes the fire/quiet bundles for the node forwarding prerequisites (NODE-001..004) under
 // test/fixtures/checks/node/<case>/ and its cases.json, from real kernel state: each case is a fresh network namespace
 // (ip_forward and the br_netfilter keys are per network namespace) with a bridge `cni0` and a veth port attached, the
 // sysctls set inside it, kube-proxy's ruleset from the iptables checks' clean bundle loaded with iptables-restore and
@@ -43,6 +43,7 @@ const CASES: Case[] = [
   {dir: 'ip-forward-off', sysctls: {...GOOD, 'net.ipv4.ip_forward': '0'}, forwardPolicy: 'ACCEPT'},
   {dir: 'bridge-nf-off', sysctls: {...GOOD, 'net.bridge.bridge-nf-call-iptables': '0'}, forwardPolicy: 'ACCEPT'},
   {dir: 'forward-drop', sysctls: GOOD, forwardPolicy: 'DROP', flushForward: true},
+  {dir: 'route-localnet-off', sysctls: {...GOOD, 'net.ipv4.conf.all.route_localnet': '0'}, forwardPolicy: 'ACCEPT'},
 ]
 
 /** stdout of a command in the namespace; sysctl exits non-zero for keys a namespace lacks but prints the others. */
@@ -93,6 +94,7 @@ const cases = {
   'NODE-001': {fire: 'ip-forward-off', quiet: 'forwarding-ok', node: 'node-a'},
   'NODE-002': {fire: 'bridge-nf-off', quiet: 'forwarding-ok', node: 'node-a'},
   'NODE-003': {fire: 'forward-drop', quiet: 'forwarding-ok', node: 'node-a'},
+  'NODE-004': {fire: 'route-localnet-off', quiet: 'forwarding-ok', node: 'node-a'},
 }
 writeFileSync(join(ROOT, 'cases.json'), JSON.stringify(cases, null, 2) + '\n')
 console.log(`wrote ${CASES.length} bundles under ${ROOT}`)

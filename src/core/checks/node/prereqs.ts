@@ -2,12 +2,14 @@
 // Each rule says "cannot tell" (skipped, with the reason) when an input it needs is absent: no false alarms.
 import {factKey} from '../../facts/node-facts.js'
 import type {IptablesDump, IptablesTable} from '../../iptables/save.js'
+import {nodePortAddressesFor} from '../../proxier/iptables/generate.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
 import {hasKernelModule} from '../../parse/kernel-modules.js'
 import type {LinkTable, NetInterface} from '../../parse/links.js'
 import {parseSysctl, type Sysctls, sysctlValue} from '../../parse/sysctl.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
+import {liveProxierInput} from '../iptables/live.js'
 
 export interface NodeFamilies {
   ipv4: boolean
@@ -191,6 +193,36 @@ export function checkForwardDrop(ctx: CheckContext): CheckOutcome {
             : 'The filter FORWARD chain has policy DROP and no rule reachable from it accepts (no ACCEPT, no jump to KUBE-FORWARD or a CNI chain): the node drops pod and Service traffic it forwards',
         subject: {kind: 'chain', name: 'FORWARD', in: 'filter'},
         evidence: [`:FORWARD DROP`, ...forward.rules.slice(0, 10).map((r) => r.text)],
+      },
+    ],
+  }
+}
+
+// ---- NODE-004 ----
+
+export function checkRouteLocalnet(ctx: CheckContext): CheckOutcome {
+  const s = readSysctls(ctx)
+  if (!s.ok) return {status: 'skipped', reason: s.reason}
+  const nodePorts = ctx.cluster.services.filter((svc) => (svc.spec.type === 'NodePort' || svc.spec.type === 'LoadBalancer') && (svc.spec.ports ?? []).some((p) => !!p.nodePort))
+  if (nodePorts.length === 0) return {status: 'skipped', reason: 'not applicable: no Service has a nodePort'}
+  const input = liveProxierInput(ctx.cluster, ctx.node, factsOf(ctx))
+  if (!input.ok) return {status: 'skipped', reason: input.reason}
+  const o = input.render.input.options
+  if (!o.localhostNodePorts) return {status: 'skipped', reason: 'not applicable: iptables.localhostNodePorts is false'}
+  if (!nodePortAddressesFor('ipv4', o.nodePortAddresses).containsIPv4Loopback) {
+    return {status: 'skipped', reason: `not applicable: nodePortAddresses (${o.nodePortAddresses.join(', ')}) do not include 127.0.0.1`}
+  }
+  const key = 'net.ipv4.conf.all.route_localnet'
+  const v = sysctlValue(s.value, key)
+  if (v === undefined) return {status: 'skipped', reason: `cannot tell: the sysctls output has no ${key}`}
+  if (v !== '0') return {status: 'passed'}
+  return {
+    status: 'failed',
+    findings: [
+      {
+        message: `${key} = 0 although kube-proxy (iptables mode, localhostNodePorts) sets it to 1 at start: something reset it, and NodePorts on 127.0.0.1 time out from this node`,
+        subject: sysctlSubject(key),
+        evidence: [`${key} = ${v}`, `localhostNodePorts: true; nodePortAddresses: ${o.nodePortAddresses.length === 0 ? 'all (default)' : o.nodePortAddresses.join(', ')}`, `${nodePorts.length} Service(s) with a nodePort`],
       },
     ],
   }

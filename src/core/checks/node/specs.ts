@@ -61,4 +61,24 @@ export const NODE_FORWARD_DROP: CheckSpec = {
   requires: ['iptables-save'],
 }
 
-export const NODE_SPECS: readonly CheckSpec[] = [NODE_IP_FORWARD, NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP]
+export const NODE_ROUTE_LOCALNET: CheckSpec = {
+  id: 'NODE-004',
+  area: 'routes',
+  severity: 'warning',
+  title: 'route_localnet is 0 where kube-proxy serves NodePorts on 127.0.0.1 (iptables mode): something reset it',
+  looksAt:
+    "`net.ipv4.conf.all.route_localnet` from the `sysctls` artifact, on nodes where kube-proxy runs in iptables mode with localhost NodePorts in effect: " +
+    '`iptables.localhostNodePorts` true (the default) and IPv4 `nodePortAddresses` that include 127.0.0.1 (the default, all addresses), as the iptables ' +
+    "checks resolve kube-proxy's configuration, and the cluster has at least one Service with a nodePort. Elsewhere the value does not matter and the check does not apply.",
+  why:
+    'kube-proxy writes route_localnet = 1 itself when it starts in this configuration, so that `curl 127.0.0.1:NODEPORT` on the node is routed to the ' +
+    'endpoint. 0 on a running node means something reset it afterwards (a sysctl file applied later, a hardening tool): NodePorts on localhost time out until ' +
+    'kube-proxy restarts. Only local clients are affected (node agents, health checks using 127.0.0.1).',
+  remedy:
+    'Find what resets it (`grep -r route_localnet /etc/sysctl.conf /etc/sysctl.d /usr/lib/sysctl.d /run/sysctl.d`) and remove that; then restart kube-proxy on the node ' +
+    'or `sysctl -w net.ipv4.conf.all.route_localnet=1`. If localhost NodePorts are not wanted, set `iptables.localhostNodePorts: false` (or `nodePortAddresses` without loopback) ' +
+    "in kube-proxy's configuration instead.",
+  requires: ['sysctls', 'iptables-save', 'cluster:services'],
+}
+
+export const NODE_SPECS: readonly CheckSpec[] = [NODE_IP_FORWARD, NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_ROUTE_LOCALNET]

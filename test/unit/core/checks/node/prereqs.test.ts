@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
-import {checkBridgeNetfilter, checkForwardDrop, checkIpForward, nodeFamilies} from '../../../../../src/core/checks/node/prereqs.js'
+import {checkBridgeNetfilter, checkForwardDrop, checkIpForward, checkRouteLocalnet, nodeFamilies} from '../../../../../src/core/checks/node/prereqs.js'
 import type {CheckOutcome} from '../../../../../src/core/checks/types.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
@@ -99,7 +99,7 @@ describe('node forwarding prerequisites', () => {
     const {cluster, node} = await load('forward-drop')
     const save = text(node, 'iptables-save')
     const addToFilter = (s: string, chainDecl: string, rules: string[]) =>
-      s.replace(/(\*filter\n(?:.*\n)*?)(:OUTPUT ACCEPT \[0:0\]\n)/, `$1$2${chainDecl}\n`).replace(/(\*filter\n(?:.*\n)*?)COMMIT/, `$1${rules.join('\n')}\nCOMMIT`)
+      s.replace(/(\*filter\n(?:.*\n)*?)(:OUTPUT ACCEPT [^\n]*\n)/, `$1$2${chainDecl}\n`).replace(/(\*filter\n(?:.*\n)*?)COMMIT/, `$1${rules.join('\n')}\nCOMMIT`)
     const viaUser = addToFilter(save, ':DOCKER-USER - [0:0]', ['-A FORWARD -j DOCKER-USER', '-A DOCKER-USER -s 10.0.0.0/16 -j ACCEPT'])
     assert.equal(checkForwardDrop({cluster, node: withArtifact(node, 'iptables-save', viaUser)}).status, 'passed')
     const onlyDrops = addToFilter(save, ':DOCKER-USER - [0:0]', ['-A FORWARD -j DOCKER-USER', '-A DOCKER-USER -s 10.9.0.0/16 -j DROP'])
@@ -114,5 +114,18 @@ describe('node forwarding prerequisites', () => {
     const {cluster, node} = await load('forward-drop')
     assert.match(messages(checkForwardDrop({cluster, node}))[0]!, /policy DROP and no rules/)
     assert.equal(reason(checkForwardDrop({cluster, node: withArtifact(node, 'iptables-save', undefined)})), 'missing input: iptables-save')
+  })
+
+  it('NODE-004: only where localhost NodePorts are in effect: no nodePort Service, localhostNodePorts false or another mode skip', async () => {
+    const {cluster, node} = await load('route-localnet-off')
+    assert.match(messages(checkRouteLocalnet({cluster, node}))[0]!, /route_localnet = 0 although kube-proxy .* something reset it/)
+    const noNodePorts = structuredClone(cluster)
+    noNodePorts.services = noNodePorts.services.filter((s) => s.spec.type !== 'NodePort' && s.spec.type !== 'LoadBalancer')
+    assert.equal(reason(checkRouteLocalnet({cluster: noNodePorts, node})), 'not applicable: no Service has a nodePort')
+    const off = structuredClone(cluster)
+    for (const cm of off.configMaps) if (cm.data?.['config.conf']) cm.data['config.conf'] += '\niptables:\n  localhostNodePorts: false\n'
+    assert.equal(reason(checkRouteLocalnet({cluster: off, node})), 'not applicable: iptables.localhostNodePorts is false')
+    const ipvs = withArtifact(node, 'proxy-mode', 'ipvs')
+    assert.match(reason(checkRouteLocalnet({cluster, node: ipvs})), /^not applicable: kube-proxy runs in ipvs mode/)
   })
 })
