@@ -5,13 +5,14 @@ import {IPTABLES_CHECKS} from './iptables/index.js'
 import {IPVS_CHECKS} from './ipvs/index.js'
 import {KUBELET_CHECKS} from './kubelet/index.js'
 import {NFTABLES_CHECKS} from './nftables/index.js'
+import {NODE_CHECKS} from './node/index.js'
 import {OBJECT_CHECKS} from './objects/index.js'
 import {PROXY_MODE_CHECKS} from './proxy-mode/index.js'
 import {ROUTES_CHECKS} from './routes/index.js'
 import {SERVICES_OWNER_CHECKS} from './services-owner/index.js'
 import type {Check, CheckSpec} from './types.js'
 
-const ALL: Check[] = [...KUBELET_CHECKS, ...PROXY_MODE_CHECKS, ...SERVICES_OWNER_CHECKS, ...IPTABLES_CHECKS, ...IPVS_CHECKS, ...NFTABLES_CHECKS, ...ROUTES_CHECKS, ...DNS_CHECKS, ...OBJECT_CHECKS, ...CONNTRACK_CHECKS]
+const ALL: Check[] = [...KUBELET_CHECKS, ...PROXY_MODE_CHECKS, ...SERVICES_OWNER_CHECKS, ...IPTABLES_CHECKS, ...IPVS_CHECKS, ...NFTABLES_CHECKS, ...ROUTES_CHECKS, ...DNS_CHECKS, ...OBJECT_CHECKS, ...CONNTRACK_CHECKS, ...NODE_CHECKS]
 
 export const CHECKS: readonly Check[] = ALL
 

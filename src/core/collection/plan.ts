@@ -165,12 +165,22 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   // Also read by the proxier areas: its kubernetes_build_info names the kube-proxy version that runs.
   item('kube-proxy-metrics', 'kube-proxy metrics', ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/metrics`], ['proxy-mode', 'iptables', 'ipvs', 'nftables']),
   item('kube-proxy-healthz', 'kube-proxy health', ['curl', '-sS', '--max-time', '5', 'http://127.0.0.1:10256/healthz'], ['proxy-mode']),
-  item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs']),
+  item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs', 'routes']),
   item(
     'sysctls',
     'networking sysctls',
-    ['sysctl', 'net.ipv4.ip_forward', 'net.ipv4.conf.all.route_localnet', 'net.bridge.bridge-nf-call-iptables', 'net.netfilter.nf_conntrack_tcp_be_liberal', 'net.ipv4.vs.conntrack'],
-    ['proxy-mode', 'iptables', 'ipvs'],
+    [
+      'sysctl',
+      'net.ipv4.ip_forward',
+      'net.ipv6.conf.all.forwarding',
+      'net.ipv4.conf.all.route_localnet',
+      'net.bridge.bridge-nf-call-iptables',
+      'net.bridge.bridge-nf-call-ip6tables',
+      'net.netfilter.nf_conntrack_tcp_be_liberal',
+      'net.ipv4.vs.conntrack',
+    ],
+    // routes: the node forwarding prerequisites (checks/node) read ip_forward and the br_netfilter keys.
+    ['proxy-mode', 'iptables', 'ipvs', 'routes'],
   ),
   item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
   item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
