@@ -16,7 +16,8 @@ export const PROXY_RUNNING_CONFIG_DRIFT: CheckSpec = {
     "The kube-proxy ConfigMap (kube-system/kube-proxy or kube-proxy-config, combined with the pod's flags as kube-proxy " +
     'does) against the configuration the running kube-proxy serves at `curl 127.0.0.1:10249/configz`, both with ' +
     "kube-proxy's defaults applied. Only fields present on both sides are compared; fields kube-proxy fills per node " +
-    '(hostnameOverride, bindAddress, healthz/metrics addresses), logging (also set by -v) and the mode (PROXY-003) are not.',
+    '(hostnameOverride, bindAddress, healthz/metrics addresses), logging (also set by -v), the mode (PROXY-003) and fields ' +
+    'the ConfigMap leaves unset ("", 0, 0s, null: kube-proxy may fill them in ways node-doctor does not model) are not.',
   why:
     'kube-proxy does not reload its configuration: an edit to the ConfigMap reaches a node only when its kube-proxy ' +
     'restarts. Until then the node runs the old settings (cluster CIDR, masquerade bit, nodePortAddresses, conntrack ' +
@@ -55,6 +56,13 @@ export function sameSetting(a: JsonValue | undefined, b: JsonValue | undefined):
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
+/** "", 0, "0s", null and []: how a file leaves a field to kube-proxy (kubeadm writes every field this way). */
+function isUnsetForm(v: JsonValue): boolean {
+  if (v === null || v === '' || v === 0) return true
+  if (Array.isArray(v)) return v.length === 0
+  return typeof v === 'string' && parseGoDuration(v) === 0n
+}
+
 function show(v: JsonValue | undefined): string {
   return v === undefined ? '(unset)' : JSON.stringify(v)
 }
@@ -75,7 +83,8 @@ export function checkRunningConfigDrift(ctx: CheckContext): CheckOutcome {
   for (const ptr of kp.running.presentPaths) {
     if (under(ptr, NOT_COMPARED) || (!sameMode && under(ptr, MODE_DEFAULTED))) continue
     const want = getAt(intended.values, ptr)
-    if (want === undefined) continue
+    // Still unset after the defaults node-doctor knows: kube-proxy may fill it in ways not modelled here.
+    if (want === undefined || isUnsetForm(want)) continue
     const have = getAt(running.values, ptr)
     if (sameSetting(want, have)) continue
     const origin = intended.origins[ptr]
