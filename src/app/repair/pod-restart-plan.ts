@@ -37,10 +37,10 @@ export const KUBE_PROXY_TARGET: RestartTarget = {
   component: 'kube-proxy',
   action: 'fix kube-proxy',
   namespaces: ['kube-system'],
-  // Rule drift (IPT-*), and a kube-proxy that runs another mode than configured, is not ready, or is stuck.
+  // Rule drift (IPT-*), and a kube-proxy that runs another mode or configuration than configured (PROXY-003/013), is not ready, or is stuck.
   // NOTE: PROXY-001/002 (unusable configured mode), PROXY-005 (leftovers) and PROXY-010 (two backends) are not
   // fixed by a restart, so they do not justify one.
-  justifiedBy: ['IPT-001', 'IPT-002', 'IPT-003', 'IPT-004', 'IPT-005', 'IPT-006', 'IPT-007', 'IPT-008', 'PROXY-003', 'PROXY-006', 'PROXY-007', 'PROXY-008', 'PROXY-009'],
+  justifiedBy: ['IPT-001', 'IPT-002', 'IPT-003', 'IPT-004', 'IPT-005', 'IPT-006', 'IPT-007', 'IPT-008', 'PROXY-003', 'PROXY-006', 'PROXY-007', 'PROXY-008', 'PROXY-009', 'PROXY-013'],
   areas: ['iptables', 'proxy-mode'],
   verificationReads: [...COMMON_READS, {verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'kube-proxy'}, {verb: 'list', resource: 'daemonsets', group: 'apps', namespace: 'kube-system'}],
   podOn: kubeProxyPodOn,

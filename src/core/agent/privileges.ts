@@ -72,6 +72,7 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   'proxy-mode': HOST_NET,
   'kube-proxy-metrics': HOST_NET,
   'kube-proxy-healthz': HOST_NET,
+  'kube-proxy-configz': HOST_NET,
   modules: {},
   sysctls: HOST_NET,
   nfacct: NETLINK_ADMIN,

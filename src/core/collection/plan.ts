@@ -164,6 +164,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('proxy-mode', "kube-proxy's running mode", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/proxyMode`], ['proxy-mode']),
   // Also read by the proxier areas: its kubernetes_build_info names the kube-proxy version that runs.
   item('kube-proxy-metrics', 'kube-proxy metrics', ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/metrics`], ['proxy-mode', 'iptables', 'ipvs', 'nftables']),
+  // The configuration the running kube-proxy was started with (it does not reload it): the running side beside the ConfigMap.
+  item('kube-proxy-configz', "kube-proxy's running configuration", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/configz`], ['proxy-mode', 'iptables', 'ipvs', 'nftables']),
   item('kube-proxy-healthz', 'kube-proxy health', ['curl', '-sS', '--max-time', '5', 'http://127.0.0.1:10256/healthz'], ['proxy-mode']),
   item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs', 'routes']),
   item(

@@ -5,6 +5,7 @@
 import type {ConfigMap, DaemonSet, Pod} from '../model/k8s.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {type KubeProxyConfig, parseKubeProxyConfig} from '../parse/kube-proxy-config.js'
+import type {KubeProxyConfigz} from '../parse/kube-proxy-configz.js'
 import {effectiveKubeProxyConfig, kubeProxyFromManifest, type KubeProxyFlags, parseKubeProxyArgs} from '../parse/kube-proxy-flags.js'
 import {findInterface} from '../parse/links.js'
 import {kubeProxyTables} from '../parse/nft.js'
@@ -30,6 +31,7 @@ export interface KubeProxyInputs {
   links(id: 'ip-addr' | 'ip-link'): Parsed<LinkTable> | undefined
   nftRuleset(): Parsed<NftRuleset> | undefined
   kubeProxyMetrics(): Parsed<MetricFamily[]> | undefined
+  kubeProxyConfigz(): Parsed<KubeProxyConfigz> | undefined
 }
 
 /** ConfigMap names distributions use for the kube-proxy configuration (kubeadm, EKS). */
@@ -142,6 +144,13 @@ export interface KubeProxyConfigFacts {
   file?: KubeProxyConfig
   /** Why the ConfigMap could not be read. */
   fileError?: string
+  /**
+   * The configuration the running kube-proxy was started with (`/configz`): the running side, where the ConfigMap
+   * is the intended one. kube-proxy reads its configuration only when it starts.
+   */
+  running?: KubeProxyConfigz
+  /** Why /configz gave no configuration (no answer, not kube-proxy's JSON); undefined when it was not collected. */
+  runningError?: string
 }
 
 /** The node's kube-proxy version from every source (core/proxier/kube-proxy-version.ts), newest layout when none says. */
@@ -175,6 +184,13 @@ export function kubeProxyConfigFacts(facts: KubeProxyInputs): KubeProxyConfigFac
   if (pod) out.pod = pod
   if (ds) out.daemonSet = ds
   if (version) out.version = version
+  const configz = facts.kubeProxyConfigz()
+  if (configz?.ok) out.running = configz.value
+  else if (configz) out.runningError = configz.problem.reason
+  else {
+    const a = node.artifacts['kube-proxy-configz']
+    if (a?.error !== undefined) out.runningError = `${a.source}: ${a.stderr?.trim() || a.error}`
+  }
   const cm = kubeProxyConfigMap(cluster)
   if (!cm) return out
   out.configMap = cm

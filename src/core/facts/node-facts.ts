@@ -9,6 +9,7 @@ import {type IptablesDump, parseIptablesSave} from '../parse/iptables-save.js'
 import {type IpsetTable, parseIpset} from '../parse/ipset.js'
 import {type IpvsTable, parseIpvsadm} from '../parse/ipvsadm.js'
 import {type KernelModules, parseKernelModules} from '../parse/kernel-modules.js'
+import {type KubeProxyConfigz, parseKubeProxyConfigz} from '../parse/kube-proxy-configz.js'
 import {type LinkTable, parseLinks} from '../parse/links.js'
 import {type NftRuleset, parseNft} from '../parse/nft.js'
 import {type MetricFamily, parsePrometheusText} from '../parse/prom-metrics.js'
@@ -166,6 +167,11 @@ export class NodeFacts {
   /** kube-proxy's /metrics. */
   kubeProxyMetrics(): Parsed<MetricFamily[]> | undefined {
     return this.parsed('kube-proxy-metrics', '', parsePrometheusText)
+  }
+
+  /** kube-proxy's /configz: the configuration the running kube-proxy was started with. */
+  kubeProxyConfigz(): Parsed<KubeProxyConfigz> | undefined {
+    return this.parsed('kube-proxy-configz', '', parseKubeProxyConfigz)
   }
 
   /** Every artifact that was read and could not be parsed, so far (artifacts are parsed on first use). */

@@ -14,6 +14,7 @@ import {
   PROXY_SYNC_STUCK,
   PROXY_USERSPACE,
 } from './specs.js'
+import {checkRunningConfigDrift, PROXY_RUNNING_CONFIG_DRIFT} from './running-config.js'
 import {checkVersionAssumed, checkVersionNewer, PROXY_VERSION_ASSUMED, PROXY_VERSION_NEWER} from './version.js'
 
 const check = (spec: Check['spec'], run: (ctx: CheckContext) => CheckOutcome): Check => ({spec, when: {servicesOwner: ['kube-proxy']}, run})
@@ -32,4 +33,5 @@ export const PROXY_MODE_CHECKS: readonly Check[] = [
   check(PROXY_DUAL_BACKEND, checkDualBackend),
   check(PROXY_VERSION_NEWER, checkVersionNewer),
   check(PROXY_VERSION_ASSUMED, checkVersionAssumed),
+  check(PROXY_RUNNING_CONFIG_DRIFT, checkRunningConfigDrift),
 ]

@@ -112,3 +112,18 @@ describe('NodeFacts', () => {
     assert.deepEqual(offenders.map((f) => relative(REPO_ROOT, f)), [])
   })
 })
+
+describe('NodeFacts: the running kube-proxy configuration', () => {
+  const configz = readFileSync(join(FIXTURES, 'parse', 'kube-proxy-configz', 'v1.36-nftables.json'), 'utf8')
+  it('reads /configz once, beside the ConfigMap, and says why when it is not kube-proxy configuration', () => {
+    const facts = new RunFacts(emptyClusterSnapshot('2026-12-03T00:00:00Z')).forNode(node({'kube-proxy-configz': configz}))
+    assert.equal(facts.kubeProxyConfig.running?.typed, true)
+    assert.equal(facts.kubeProxyConfig.running?.config.values['mode'], 'nftables')
+    assert.equal(facts.kubeProxyConfig.runningError, undefined)
+    assert.equal(facts.kubeProxyConfigz(), facts.kubeProxyConfigz())
+    const bad = new RunFacts(emptyClusterSnapshot('2026-12-03T00:00:00Z')).forNode(node({'kube-proxy-configz': '404 page not found\n'}))
+    assert.equal(bad.kubeProxyConfig.running, undefined)
+    assert.match(bad.kubeProxyConfig.runningError ?? '', /not a \/configz answer/)
+    assert.equal(new RunFacts(emptyClusterSnapshot('2026-12-03T00:00:00Z')).forNode(node({})).kubeProxyConfig.runningError, undefined)
+  })
+})
