@@ -145,15 +145,21 @@ function nodeSection(
   return lines
 }
 
-/** Ungrouped findings first (node-level causes), then each group under its heading, worst group first. */
+/**
+ * Strictly by severity: every error before any warning, every warning before any info. Within one severity the
+ * ungrouped findings (node-level causes) come first, then each group under its heading by name; a group with
+ * findings of two severities gets its heading once per severity.
+ */
 function findingsTable(findings: Finding[], c: ChalkInstance, width: number | undefined, wide: boolean): string[] {
-  const bySeverity = (a: Finding, b: Finding) => compareSeverity(a.severity, b.severity)
-  const loose = findings.filter((f) => f.group === undefined).sort(bySeverity)
-  const groups = new Map<string, Finding[]>()
-  for (const f of findings) if (f.group !== undefined) groups.set(f.group, [...(groups.get(f.group) ?? []), f])
-  const ordered = [...groups.entries()]
-    .map(([name, fs]) => [name, [...fs].sort(bySeverity)] as const)
-    .sort(([an, af], [bn, bf]) => compareSeverity(af[0]!.severity, bf[0]!.severity) || an.localeCompare(bn))
+  const sorted = [...findings].sort(
+    (a, b) => compareSeverity(a.severity, b.severity) || Number(a.group !== undefined) - Number(b.group !== undefined) || (a.group ?? '').localeCompare(b.group ?? ''),
+  )
+  const runs: Array<{group?: string; findings: Finding[]}> = []
+  for (const f of sorted) {
+    const last = runs.at(-1)
+    if (last && last.group === f.group && last.findings[0]!.severity === f.severity) last.findings.push(f)
+    else runs.push({...(f.group === undefined ? {} : {group: f.group}), findings: [f]})
+  }
 
   const head = ['SEVERITY', 'CHECK', 'AREA', 'SUBJECT', 'MESSAGE', ...(wide ? ['EVIDENCE', 'REMEDY'] : [])]
   const row = (f: Finding): string[] => [
@@ -164,17 +170,20 @@ function findingsTable(findings: Finding[], c: ChalkInstance, width: number | un
     f.message,
     ...(wide ? [evidenceCell(f.evidence), f.remedy] : []),
   ]
-  const blocks: Array<{heading?: string; rows: string[][]; severities: Severity[]}> = []
-  if (loose.length > 0) blocks.push({rows: loose.map(row), severities: loose.map((f) => f.severity)})
-  for (const [name, fs] of ordered) blocks.push({heading: name, rows: fs.map(row), severities: fs.map((f) => f.severity)})
+  const blocks: Array<{heading?: string; rows: string[][]; severities: Severity[]}> = runs.map((r) => ({
+    ...(r.group === undefined ? {} : {heading: r.group}),
+    rows: r.findings.map(row),
+    severities: r.findings.map((f) => f.severity),
+  }))
 
   const flex: Record<number, number> = wide ? {3: 2, 4: 3, 5: 3, 6: 2} : {3: 1, 4: 3}
   const widths = columnWidths([head, ...blocks.flatMap((b) => b.rows)], flex, width)
   // One table per block, all with the same widths, so the group headings sit between aligned rows.
   const lines = table(head.map((h) => c.bold(h)), [], widths)
   blocks.forEach((block, i) => {
+    // A blank line before every block but the first: ungrouped rows after a group do not read as part of it.
+    if (i > 0) lines.push('')
     if (block.heading !== undefined) {
-      if (i > 0) lines.push('')
       lines.push(...wrapLines(clean(`▸ ${block.heading}`), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.bold(l)))
     }
     const rows = block.rows.map((r, j) => {

@@ -18,7 +18,7 @@ describe('table view', () => {
     assert.equal(out, '✔ HEALTHY  3 nodes: 3 healthy · no findings · checks: 24 passed, 3 skipped\n')
   })
 
-  it('lists ungrouped findings most severe first, then each group under its heading, worst group first', () => {
+  it('orders findings strictly by severity; within one, ungrouped first, then each group under its heading by name', () => {
     const report = buildReport({
       metadata: SAMPLE_METADATA,
       nodes: [{name: 'n1'}],
@@ -34,7 +34,10 @@ describe('table view', () => {
     })
     const lines = renderTable(report, off).split('\n')
     const order = lines.map((l) => /(▸ \S+|A-\d)/.exec(l)?.[1]).filter((x) => x !== undefined)
-    assert.deepEqual(order, ['A-4', 'A-1', '▸ ns/mild:80', 'A-2', 'A-3', '▸ ns/zzz:53', 'A-6', 'A-5', '▸ ns/aaa:443', 'A-7'])
+    // No warning before an error, no info before a warning: a group with both severities gets its heading twice.
+    assert.deepEqual(order, ['A-4', '▸ ns/mild:80', 'A-2', '▸ ns/zzz:53', 'A-6', '▸ ns/aaa:443', 'A-7', '▸ ns/mild:80', 'A-3', '▸ ns/zzz:53', 'A-5', 'A-1'])
+    const severities = lines.map((l) => /(error|warning|info) +A-\d/.exec(l)?.[1]).filter((x) => x !== undefined)
+    assert.deepEqual(severities, ['error', 'error', 'error', 'warning', 'warning', 'warning', 'info'])
     const row = lines.find((l) => l.includes('A-4'))!
     assert.match(row, /^ {2}✖ error +A-4 +iptables +chain\/KUBE-SVC-X +A-4 message$/)
     assert.match(lines.find((l) => l.includes('A-1'))!, /● info/)
