@@ -13,6 +13,35 @@ function finding(partial: Partial<Finding> & Pick<Finding, 'id' | 'severity'>): 
 }
 
 describe('table view', () => {
+  it('folds a finding identical on several nodes into one row naming them, and identical collection errors likewise', () => {
+    const sshError = (node: string) => ({node, source: 'ssh', fatal: true, message: `ssh ${node}: ${'permission denied (publickey); '.repeat(12)}`})
+    const hygiene = (node: string) =>
+      finding({node, id: 'KUBELET-012', severity: 'warning', area: 'kubelet', subject: {kind: 'field', name: 'protectKernelDefaults'}, message: 'protectKernelDefaults is false'})
+    const report = buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'n1'}, {name: 'n2'}, {name: 'n3'}, {name: 'n4'}, {name: 'n5'}],
+      findings: [hygiene('n1'), hygiene('n2'), hygiene('n3'), finding({node: 'n2', id: 'RT-001', severity: 'error', area: 'routes', message: 'no route to n3'})],
+      collectionErrors: [sshError('n4'), sshError('n5')],
+    })
+    const out = renderTable(report, {...off, width: undefined})
+    const lines = out.split('\n')
+    const kubelet = lines.filter((l) => l.includes('KUBELET-012'))
+    assert.equal(kubelet.length, 1, 'one row for the three nodes')
+    assert.match(kubelet[0]!, /3 nodes: n1, n2, n3/)
+    assert.match(out, /On several nodes/)
+    // The node-specific error stays in its node's section, which counts the shared finding and points to it.
+    assert.match(out, /^n2 .*1 error, 1 warning · 1 on several nodes \(above\)/m)
+    assert.equal(lines.filter((l) => l.includes('RT-001')).length, 1)
+    // n1 and n3 have nothing of their own: no empty section.
+    assert.doesNotMatch(out, /^n1 /m)
+    const ssh = lines.filter((l) => l.includes('permission denied'))
+    assert.equal(ssh.length, 1, 'the long SSH error once')
+    assert.match(ssh[0]!, /2 nodes: n4, n5/)
+    assert.match(ssh[0]!, /ssh <node>:/, 'the node name is masked in the folded message')
+    // -o wide keeps one row per node per finding, with its own evidence.
+    assert.equal(renderWide(report, off).split('\n').filter((l) => l.includes('KUBELET-012')).length, 3)
+  })
+
   it('says a healthy report in one line', () => {
     const out = renderTable(healthyReport(), off)
     assert.equal(out, '✔ HEALTHY  3 nodes: 3 healthy · no findings · checks: 24 passed, 3 skipped\n')
