@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
-import type {ProfileSelection} from '../core/checks/types.js'
+import type {ProfileSelection} from '../core/checks/registry.js'
 
 export default class Check extends BaseCommand {
   static override summary = 'Collect node state live and run every applicable check.'
