@@ -3,6 +3,8 @@ import {runAssumptions} from '../core/checks/assumptions.js'
 import {CHECKS} from '../core/checks/registry.js'
 import {runChecks} from '../core/checks/run.js'
 import type {Check, ProfileSelection} from '../core/checks/types.js'
+
+export type {ProfileSelection} from '../core/checks/types.js'
 import {RunFacts} from '../core/facts/node-facts.js'
 import {type Area, buildReport, type CollectionError, type Report, type ReportMetadata} from '../core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
