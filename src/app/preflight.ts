@@ -1,5 +1,6 @@
 // `preflight`, the CI gate: every check on the nodes collected live (like `check`, quietly) or read from a bundle
 // (like `analyze`), then an optional baseline of accepted findings. The command writes the files and the summary.
+import type {ProfileSelection} from '../core/checks/types.js'
 import {applyBaseline, type BaselineEntry, parseBaseline} from '../core/baseline.js'
 import type {Area, Report, ReportMetadata} from '../core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
@@ -17,8 +18,9 @@ export interface PreflightResult {
   warnings: string[]
 }
 
-export async function preflight(names: string[], flags: PreflightFlags, env: Environment, o: {areas: Area[] | undefined; tool: ReportMetadata['tool']; command: string}): Promise<PreflightResult> {
+export async function preflight(names: string[], flags: PreflightFlags, env: Environment, o: {areas: Area[] | undefined; profile?: ProfileSelection; tool: ReportMetadata['tool']; command: string}): Promise<PreflightResult> {
   const {areas} = o
+  const profile = o.profile ? {profile: o.profile} : {}
   // Read the baseline first: a malformed file must fail before minutes of collection.
   const baseline = flags.baseline === undefined ? undefined : loadBaseline(flags.baseline, env)
 
@@ -29,6 +31,7 @@ export async function preflight(names: string[], flags: PreflightFlags, env: Env
     const nodes = pickBundleNodes(bundle.cluster, bundle.nodes, names, flags)
     report = analyzeSnapshots(bundle.cluster, nodes, {
       areas,
+      ...profile,
       metadata: {
         ...metadata,
         ...(bundle.manifest.context ? {context: bundle.manifest.context} : {}),
@@ -38,7 +41,7 @@ export async function preflight(names: string[], flags: PreflightFlags, env: Env
   } else {
     // quiet: no progress line, even on a terminal.
     const live = await collectForCheck(names, {...flags, quiet: true}, env, {...(areas ? {areas} : {}), version: o.tool.version})
-    report = analyzeSnapshots(live.cluster, live.nodes, {areas, metadata: {...metadata, context: live.access.context}})
+    report = analyzeSnapshots(live.cluster, live.nodes, {areas, ...profile, metadata: {...metadata, context: live.access.context}})
   }
 
   const warnings: string[] = []

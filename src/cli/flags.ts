@@ -2,6 +2,8 @@
 import {Flags} from '@oclif/core'
 import {DEFAULT_POD_IMAGE, DEFAULT_POD_NAMESPACE} from '../core/model/managed-objects.js'
 import {AREAS, type Area, SEVERITIES} from '../core/model/report.js'
+// Type only: loading the registry would load every check before a command runs.
+import type {ProfileSelection} from '../core/checks/registry.js'
 import {UsageError} from '../errors.js'
 import {OUTPUT_FORMATS} from '../render/index.js'
 
@@ -62,6 +64,18 @@ export const areaFlags = {
     summary: `Only these areas (comma-separated): ${AREAS.join(', ')}.`,
     helpGroup: 'SELECTION',
   }),
+}
+
+/** `--profile`: which checks run; the default differs per command (incident for check/dashboard, all for preflight). */
+export function profileFlags(defaultProfile: ProfileSelection) {
+  return {
+    profile: Flags.string({
+      summary: 'Checks to run: incident (what breaks traffic or the node), hygiene (CIS-like hardening and tidiness) or all.',
+      options: ['incident', 'hygiene', 'all'] satisfies ProfileSelection[],
+      default: defaultProfile,
+      helpGroup: 'SELECTION',
+    }),
+  }
 }
 
 /** Parses --only into areas; unknown names are a usage error. */

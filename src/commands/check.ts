@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import type {ProfileSelection} from '../core/checks/registry.js'
 
 export default class Check extends BaseCommand {
   static override summary = 'Collect node state live and run every applicable check.'
@@ -12,6 +13,7 @@ export default class Check extends BaseCommand {
   static override examples = [
     '<%= config.bin %> check worker-1',
     '<%= config.bin %> check --all --only iptables,kubelet',
+    '<%= config.bin %> check --all --profile all',
     '<%= config.bin %> check -l node-role.kubernetes.io/worker -o json --fail-on warning',
     '<%= config.bin %> check worker-1 --via local',
     '<%= config.bin %> check --all --in-cluster',
@@ -19,13 +21,14 @@ export default class Check extends BaseCommand {
 
   static override strict = false
   static override args = {node: Args.string({ignoreStdin: true, description: 'Node name(s).'})}
-  static override flags = {...selectionFlags, ...areaFlags, ...transportFlags, ...inClusterFlags, ...reportFlags, ...kubeFlags, ...commonFlags}
+  static override flags = {...selectionFlags, ...areaFlags, ...profileFlags('incident'), ...transportFlags, ...inClusterFlags, ...reportFlags, ...kubeFlags, ...commonFlags}
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Check)
     const [{checkLive}, {environment}] = await Promise.all([import('../app/live/check.js'), import('../transports/connect.js')])
     const report = await checkLive(argv as string[], flags, environment(flags), {
       areas: parseAreas(flags.only),
+      profile: flags.profile as ProfileSelection,
       tool: {name: 'node-doctor', version: this.config.version},
       command: this.commandLine(),
     })

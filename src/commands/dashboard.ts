@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, parseDuration, selectionFlags, transportFlags} from '../cli/flags.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, parseDuration, profileFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import type {ProfileSelection} from '../core/checks/registry.js'
 import {UsageError} from '../errors.js'
 
 export default class Dashboard extends BaseCommand {
@@ -28,6 +29,7 @@ export default class Dashboard extends BaseCommand {
     output: Flags.string({char: 'o', hidden: true}),
     ...selectionFlags,
     ...areaFlags,
+    ...profileFlags('incident'),
     ...transportFlags,
     ...inClusterFlags,
     ...kubeFlags,
@@ -65,6 +67,7 @@ export default class Dashboard extends BaseCommand {
       tool: {name: 'node-doctor', version: this.config.version},
       command: this.commandLine(),
       ...(areas ? {areas} : {}),
+      profile: flags.profile as ProfileSelection,
       color: this.useColor(flags['no-color']),
     }, {quiet: Boolean(flags.quiet)})
   }

@@ -2,7 +2,8 @@ import {existsSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import type {ProfileSelection} from '../core/checks/registry.js'
 import type {Severity} from '../core/model/report.js'
 import {UsageError} from '../errors.js'
 import {exitCodeForReport} from '../exit-codes.js'
@@ -37,6 +38,7 @@ export default class Preflight extends BaseCommand {
     'from-bundle': Flags.string({summary: 'Analyze this bundle (directory or .tgz from `collect`) instead of collecting live.', helpGroup: 'SELECTION'}),
     ...transportFlags,
     ...inClusterFlags,
+    ...profileFlags('all'),
     ...kubeFlags,
     ...commonFlags,
   }
@@ -53,6 +55,7 @@ export default class Preflight extends BaseCommand {
     ])
     const {report, warnings} = await preflight(argv as string[], flags, environment(flags), {
       areas: parseAreas(flags.only),
+      profile: flags.profile as ProfileSelection,
       tool: {name: 'node-doctor', version: this.config.version},
       command: this.commandLine(),
     })

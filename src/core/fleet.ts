@@ -25,6 +25,8 @@ export interface FindingGroup {
   nodes: string[]
   /** The first finding of the group (evidence for a detail view). */
   example: Finding
+  /** Every finding folded into the group, in input order. */
+  members: Finding[]
 }
 
 export const NODE_PLACEHOLDER = '<node>'
@@ -44,8 +46,10 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
     const message = maskNode(f.message, f.node)
     const key = `${f.id}\u0001${f.severity}\u0001${subject}\u0001${message}`
     const g = groups.get(key)
-    if (g) g.nodes.push(f.node)
-    else groups.set(key, {id: f.id, area: f.area, severity: f.severity, subject: f.subject, message: f.message, remedy: f.remedy, ...(f.group === undefined ? {} : {group: f.group}), nodes: [f.node], example: f})
+    if (g) {
+      g.nodes.push(f.node)
+      g.members.push(f)
+    } else groups.set(key, {id: f.id, area: f.area, severity: f.severity, subject: f.subject, message: f.message, remedy: f.remedy, ...(f.group === undefined ? {} : {group: f.group}), nodes: [f.node], example: f, members: [f]})
   }
   const out = [...groups.values()]
   for (const g of out) {

@@ -3,7 +3,7 @@ import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk} from 'chalk'
 import Table from 'cli-table3'
 import {stringify} from 'yaml'
-import type {CheckSpec} from '../core/checks/types.js'
+import {type CheckSpec, profileOf} from '../core/checks/types.js'
 import type {Severity} from '../core/model/report.js'
 import {BORDERLESS} from './table-style.js'
 
@@ -14,15 +14,17 @@ function paintSeverity(sev: Severity, color: boolean): string {
 }
 
 export function renderCatalog(specs: readonly CheckSpec[], format: 'table' | 'json' | 'yaml', options: {color: boolean}): string {
-  if (format === 'json') return escapeJsonControls(JSON.stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, null, 2)) + '\n'
-  if (format === 'yaml') return stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items: specs}, {lineWidth: 0})
+  // Every item names its profile, the default (`incident`) included, so a reader need not know the default.
+  const items = specs.map((s) => ({...s, profile: profileOf(s)}))
+  if (format === 'json') return escapeJsonControls(JSON.stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items}, null, 2)) + '\n'
+  if (format === 'yaml') return stringify({apiVersion: 'node-doctor.io/v1alpha1', kind: 'CheckList', items}, {lineWidth: 0})
   if (specs.length === 0) return 'No checks.\n'
   const table = new Table({
-    head: ['ID', 'AREA', 'SEVERITY', 'TITLE'],
+    head: ['ID', 'AREA', 'SEVERITY', 'PROFILE', 'TITLE'],
     chars: BORDERLESS,
     style: {head: options.color ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0},
   })
-  for (const s of specs) table.push([s.id, s.area, paintSeverity(s.severity, options.color), s.title])
+  for (const s of specs) table.push([s.id, s.area, paintSeverity(s.severity, options.color), profileOf(s), s.title])
   return table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n'
 }
 
@@ -33,6 +35,7 @@ export function renderExplain(spec: CheckSpec, options: {color: boolean}): strin
     '',
     `${c.bold('Area:')}      ${spec.area}`,
     `${c.bold('Severity:')}  ${paintSeverity(spec.severity, options.color)}`,
+    `${c.bold('Profile:')}   ${profileOf(spec)} (runs with --profile ${profileOf(spec)} or all)`,
     `${c.bold('Needs:')}     ${spec.requires.length > 0 ? spec.requires.join(', ') : '(nothing beyond the cluster snapshot)'}`,
     '',
     c.bold('What it looks at'),

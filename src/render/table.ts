@@ -5,7 +5,7 @@ import {fleetVersionLine, formatAssumptionsLine} from './assumptions.js'
 import {layoutColumns} from './layout.js'
 import {layoutLine} from './layout-line.js'
 import type {CheckSpec} from '../core/checks/types.js'
-import {groupFindings} from '../core/fleet.js'
+import {type FindingGroup, groupFindings, summarizeFleet} from '../core/fleet.js'
 import {
   type Assumption,
   compareSeverity,
@@ -50,13 +50,24 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
   const titles = new Map((options.catalog ?? []).map((s) => [s.id, s]))
   const out: string[] = [header(report, c, width)]
 
+  // `-o table` folds a finding that is identical on several nodes into one row naming them (the same grouping as
+  // the fleet view, preflight and markdown); `-o wide` stays per node, with each node's evidence.
+  const folded = wide ? [] : groupFindings(report.findings).filter((g) => g.nodes.length > 1)
+  const shared = new Set(folded.flatMap((g) => g.members))
+  if (folded.length > 0) {
+    out.push('', c.bold('On several nodes'), ...groupsTable(folded, c, width, FLEET_THRESHOLD))
+  }
+
   const names = nodeNames(report)
   // A node whose expected state was computed gets a section even when healthy: its assumptions line says from what.
   const sections = names.filter(
-    (n) => report.findings.some((f) => f.node === n) || (wide && report.results.some((r) => r.node === n)) || (nodeAssumptions(report, n)?.length ?? 0) > 0,
+    (n) =>
+      report.findings.some((f) => f.node === n && !shared.has(f)) ||
+      (wide && report.results.some((r) => r.node === n)) ||
+      (nodeAssumptions(report, n)?.length ?? 0) > 0,
   )
   for (const node of sections) {
-    out.push('', ...nodeSection(report, node, c, width, wide, titles))
+    out.push('', ...nodeSection(report, node, c, width, wide, titles, shared))
   }
 
   const quiet = names.filter((n) => !sections.includes(n) && nodeStatus(report, n) === 'healthy')
@@ -64,7 +75,7 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
     out.push('', wrap(`✔ healthy, no findings: ${quiet.join(', ')}`, width).replace(/^✔/, c.green('✔')))
   }
 
-  if (report.collectionErrors.length > 0) out.push('', ...collectionSection(report.collectionErrors, c, width))
+  if (report.collectionErrors.length > 0) out.push('', ...collectionSection(report, c, width))
 
   if (!wide && report.findings.length > 0) {
     out.push('', c.dim(wrap("-o wide adds evidence, remedies and every check's result; `kubectl node-doctor explain ID` explains a check.", width)))
@@ -78,24 +89,27 @@ function renderFleet(report: Report, c: ChalkInstance, width: number | undefined
   const versions = fleetVersionLine(report.nodes)
   if (versions) out.push(c.dim(wrap(clean(versions), width)))
   const groups = groupFindings(report.findings)
-  if (groups.length > 0) {
-    const head = ['SEVERITY', 'CHECK', 'AREA', 'NODES', 'SUBJECT', 'MESSAGE']
-    const rows = groups.map((g) => [`${SEVERITY_SYMBOL[g.severity]} ${g.severity}`, g.id, g.area, nodeList(g.nodes), shortSubject(g.subject), g.message])
-    const widths = columnWidths([head, ...rows], {3: 1, 4: 1, 5: 3}, width)
-    const painted = rows.map((r, i) => {
-      const cells = r.map((cell, k) => fit(cell, widths[k]!))
-      cells[0] = paintSeverity(groups[i]!.severity, cells[0]!, c)
-      return cells
-    })
-    out.push('', ...table(head.map((h) => c.bold(h)), painted, widths))
-  }
+  if (groups.length > 0) out.push('', ...groupsTable(groups, c, width))
   const ok = report.nodes.filter((n) => n.status === 'healthy').length
   if (ok > 0) out.push('', `${c.green('✔')} ${ok} ${plural(ok, 'node')} OK`)
-  if (report.collectionErrors.length > 0) out.push('', ...collectionSection(report.collectionErrors, c, width))
+  if (report.collectionErrors.length > 0) out.push('', ...collectionSection(report, c, width))
   if (report.findings.length > 0) {
     out.push('', c.dim(wrap('Findings are grouped across nodes; -o wide lists them per node with evidence and remedies, -o json keeps every detail.', width)))
   }
   return finish(out)
+}
+
+/** One row per finding group, most severe first, with the nodes it is on. */
+function groupsTable(groups: FindingGroup[], c: ChalkInstance, width: number | undefined, shownNodes?: number): string[] {
+  const head = ['SEVERITY', 'CHECK', 'AREA', 'NODES', 'SUBJECT', 'MESSAGE']
+  const rows = groups.map((g) => [`${SEVERITY_SYMBOL[g.severity]} ${g.severity}`, g.id, g.area, nodeList(g.nodes, shownNodes), shortSubject(g.subject), g.message])
+  const widths = columnWidths([head, ...rows], {3: 1, 4: 1, 5: 3}, width)
+  const painted = rows.map((r, i) => {
+    const cells = r.map((cell, k) => fit(cell, widths[k]!))
+    cells[0] = paintSeverity(groups[i]!.severity, cells[0]!, c)
+    return cells
+  })
+  return table(head.map((h) => c.bold(h)), painted, widths)
 }
 
 /** Status label, then the counts; wrapped under the counts only when the width is too small for one line. */
@@ -121,8 +135,10 @@ function nodeSection(
   width: number | undefined,
   wide: boolean,
   catalog: Map<string, CheckSpec>,
+  shared: ReadonlySet<Finding> = new Set(),
 ): string[] {
   const findings = report.findings.filter((f) => f.node === node)
+  const own = findings.filter((f) => !shared.has(f))
   const results = report.results.filter((r) => r.node === node)
   const status = nodeStatus(report, node)
   const counts: Record<Severity, number> = {error: 0, warning: 0, info: 0}
@@ -131,6 +147,7 @@ function nodeSection(
   for (const r of results) checks[r.status]++
 
   const facts = [status ? paintStatus(status, c) : undefined, findings.length > 0 ? severityCounts(counts) : 'no findings']
+  if (own.length < findings.length) facts.push(`${findings.length - own.length} on several nodes (above)`)
   if (results.length > 0) facts.push(`checks: ${checkCounts(checks)}`)
   const lines = [`${c.bold(node)}  ${facts.filter((x) => x !== undefined).join(' · ')}`, ...layoutLine(report.nodes.find((n) => n.name === node), c, width)]
   const assumed = nodeAssumptions(report, node)
@@ -138,22 +155,28 @@ function nodeSection(
     lines.push(...wrapLines(clean(formatAssumptionsLine(assumed)), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.dim(l)))
   }
 
-  if (findings.length > 0) lines.push(...findingsTable(findings, c, width, wide))
+  if (own.length > 0) lines.push(...findingsTable(own, c, width, wide))
   if (wide && results.length > 0) {
     lines.push('', `${INDENT}${c.bold('Checks')}`, ...resultsTable(results, c, width, catalog))
   }
   return lines
 }
 
-/** Ungrouped findings first (node-level causes), then each group under its heading, worst group first. */
+/**
+ * Strictly by severity: every error before any warning, every warning before any info. Within one severity the
+ * ungrouped findings (node-level causes) come first, then each group under its heading by name; a group with
+ * findings of two severities gets its heading once per severity.
+ */
 function findingsTable(findings: Finding[], c: ChalkInstance, width: number | undefined, wide: boolean): string[] {
-  const bySeverity = (a: Finding, b: Finding) => compareSeverity(a.severity, b.severity)
-  const loose = findings.filter((f) => f.group === undefined).sort(bySeverity)
-  const groups = new Map<string, Finding[]>()
-  for (const f of findings) if (f.group !== undefined) groups.set(f.group, [...(groups.get(f.group) ?? []), f])
-  const ordered = [...groups.entries()]
-    .map(([name, fs]) => [name, [...fs].sort(bySeverity)] as const)
-    .sort(([an, af], [bn, bf]) => compareSeverity(af[0]!.severity, bf[0]!.severity) || an.localeCompare(bn))
+  const sorted = [...findings].sort(
+    (a, b) => compareSeverity(a.severity, b.severity) || Number(a.group !== undefined) - Number(b.group !== undefined) || (a.group ?? '').localeCompare(b.group ?? ''),
+  )
+  const runs: Array<{group?: string; findings: Finding[]}> = []
+  for (const f of sorted) {
+    const last = runs.at(-1)
+    if (last && last.group === f.group && last.findings[0]!.severity === f.severity) last.findings.push(f)
+    else runs.push({...(f.group === undefined ? {} : {group: f.group}), findings: [f]})
+  }
 
   const head = ['SEVERITY', 'CHECK', 'AREA', 'SUBJECT', 'MESSAGE', ...(wide ? ['EVIDENCE', 'REMEDY'] : [])]
   const row = (f: Finding): string[] => [
@@ -164,17 +187,20 @@ function findingsTable(findings: Finding[], c: ChalkInstance, width: number | un
     f.message,
     ...(wide ? [evidenceCell(f.evidence), f.remedy] : []),
   ]
-  const blocks: Array<{heading?: string; rows: string[][]; severities: Severity[]}> = []
-  if (loose.length > 0) blocks.push({rows: loose.map(row), severities: loose.map((f) => f.severity)})
-  for (const [name, fs] of ordered) blocks.push({heading: name, rows: fs.map(row), severities: fs.map((f) => f.severity)})
+  const blocks: Array<{heading?: string; rows: string[][]; severities: Severity[]}> = runs.map((r) => ({
+    ...(r.group === undefined ? {} : {heading: r.group}),
+    rows: r.findings.map(row),
+    severities: r.findings.map((f) => f.severity),
+  }))
 
   const flex: Record<number, number> = wide ? {3: 2, 4: 3, 5: 3, 6: 2} : {3: 1, 4: 3}
   const widths = columnWidths([head, ...blocks.flatMap((b) => b.rows)], flex, width)
   // One table per block, all with the same widths, so the group headings sit between aligned rows.
   const lines = table(head.map((h) => c.bold(h)), [], widths)
   blocks.forEach((block, i) => {
+    // A blank line before every block but the first: ungrouped rows after a group do not read as part of it.
+    if (i > 0) lines.push('')
     if (block.heading !== undefined) {
-      if (i > 0) lines.push('')
       lines.push(...wrapLines(clean(`▸ ${block.heading}`), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.bold(l)))
     }
     const rows = block.rows.map((r, j) => {
@@ -201,14 +227,15 @@ function resultsTable(results: CheckResult[], c: ChalkInstance, width: number | 
   return table(head.map((h) => c.bold(h)), painted, widths)
 }
 
-function collectionSection(errors: CollectionError[], c: ChalkInstance, width: number | undefined): string[] {
-  const sorted = [...errors].sort((a, b) => Number(Boolean(b.fatal)) - Number(Boolean(a.fatal)) || (a.node ?? '').localeCompare(b.node ?? ''))
-  const head = ['', 'NODE', 'SOURCE', 'MESSAGE']
-  const rows = sorted.map((e) => [e.fatal ? '✖' : '▲', e.node ?? '(cluster)', e.source, e.fatal ? `${e.message} (nothing collected)` : e.message])
-  const widths = columnWidths([head, ...rows], {3: 1}, width)
+/** Identical collection errors (same source and message once the node name is masked) are one row naming the nodes. */
+function collectionSection(report: Report, c: ChalkInstance, width: number | undefined): string[] {
+  const failures = summarizeFleet(report).collectionFailures
+  const head = ['', failures.some((f) => f.nodes.length > 1) ? 'NODES' : 'NODE', 'SOURCE', 'MESSAGE']
+  const rows = failures.map((f) => [f.fatal ? '✖' : '▲', nodeList(f.nodes, FLEET_THRESHOLD), f.source, f.fatal ? `${f.message} (nothing collected)` : f.message])
+  const widths = columnWidths([head, ...rows], {1: 1, 3: 3}, width)
   const painted = rows.map((r, i) => {
     const cells = r.map((cell, k) => fit(cell, widths[k]!))
-    cells[0] = sorted[i]!.fatal ? c.red(cells[0]!) : c.yellow(cells[0]!)
+    cells[0] = failures[i]!.fatal ? c.red(cells[0]!) : c.yellow(cells[0]!)
     return cells
   })
   return [c.bold('Could not collect'), ...table(head.map((h) => c.bold(h)), painted, widths)]

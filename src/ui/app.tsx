@@ -4,6 +4,7 @@
 import {Box, useApp, useInput, useStdout} from 'ink'
 import {Text} from './text.js'
 import {useCallback, useEffect, useMemo, useReducer, useRef, useState} from 'react'
+import type {ProfileSelection} from '../app/analyze.js'
 import type {Area} from '../core/model/report.js'
 import {artifactText} from '../core/model/snapshot.js'
 import {FleetTable} from './fleet-table.js'
@@ -26,6 +27,7 @@ export interface DashboardProps {
   /** Recorded in the Report's metadata, e.g. `dashboard --bundle b`. */
   command: string
   areas?: Area[]
+  profile?: ProfileSelection
   color: boolean
   /** Terminal size; default: the output stream's, following resizes. */
   size?: {rows: number; columns: number}
@@ -81,7 +83,7 @@ function StatusLine({fleet, text, refreshMs, color}: {fleet: FleetState; text: s
 }
 
 export function Dashboard(props: DashboardProps) {
-  const {source, refreshMs, now, tool, command, areas, color, onExitCode} = props
+  const {source, refreshMs, now, tool, command, areas, profile, color, onExitCode} = props
   const {exit} = useApp()
   const {rows: termRows, columns} = useTerminalSize(props.size)
   const [fleet, dispatch] = useReducer(fleetReducer, INITIAL_FLEET)
@@ -98,10 +100,10 @@ export function Dashboard(props: DashboardProps) {
     const controller = new AbortController()
     running.current = controller
     runs.current += 1
-    void startRun(source, dispatch, {run: runs.current, signal: controller.signal, now, tool, command, ...(areas ? {areas} : {})}).finally(() => {
+    void startRun(source, dispatch, {run: runs.current, signal: controller.signal, now, tool, command, ...(areas ? {areas} : {}), ...(profile ? {profile} : {})}).finally(() => {
       running.current = undefined
     })
-  }, [source, now, tool, command, areas])
+  }, [source, now, tool, command, areas, profile])
 
   useEffect(() => {
     recheck()

@@ -1,6 +1,6 @@
 // The dashboard's data: one check run after another, nodes analysed one by one as their snapshots arrive and merged
 // into one Report (fleetReport). A pure reducer over run events; events of an older run (after `r`) are ignored.
-import {analyzeSnapshots} from '../app/analyze.js'
+import {analyzeSnapshots, type ProfileSelection} from '../app/analyze.js'
 import {
   buildReport,
   type Area,
@@ -34,8 +34,8 @@ export interface NodeAnalysis {
  * Analyses one node. Checks run per node, so merging these (mergeReport) gives the Report analyzeSnapshots gives
  * for all nodes at once; a test holds the two equal.
  */
-export function analyzeNode(cluster: ClusterSnapshot, snapshot: NodeSnapshot, options: {metadata: ReportMetadata; areas?: readonly Area[]}): NodeAnalysis {
-  const r = analyzeSnapshots(cluster, [snapshot], {metadata: options.metadata, ...(options.areas ? {areas: options.areas} : {})})
+export function analyzeNode(cluster: ClusterSnapshot, snapshot: NodeSnapshot, options: {metadata: ReportMetadata; areas?: readonly Area[]; profile?: ProfileSelection}): NodeAnalysis {
+  const r = analyzeSnapshots(cluster, [snapshot], {metadata: options.metadata, ...(options.areas ? {areas: options.areas} : {}), ...(options.profile ? {profile: options.profile} : {})})
   const clusterErrors = new Set(cluster.errors)
   const layout = r.nodes[0]?.layout
   const assumptions = r.nodes[0]?.assumptions

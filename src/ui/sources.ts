@@ -1,5 +1,6 @@
 // Runs a FleetSource (src/app/dashboard/sources.ts) for the dashboard: run events in, each node analysed as its
 // snapshot arrives.
+import type {ProfileSelection} from '../app/analyze.js'
 import type {FleetSource} from '../app/dashboard/sources.js'
 import type {Area, ReportMetadata} from '../core/model/report.js'
 import type {ClusterSnapshot} from '../core/model/snapshot.js'
@@ -14,6 +15,7 @@ export interface RunOptions {
   tool: {name: string; version: string}
   command: string
   areas?: Area[]
+  profile?: ProfileSelection
 }
 
 /** Runs the source once, dispatching run events; analysis happens here, as each node arrives. Never rejects. */
@@ -30,7 +32,7 @@ export async function startRun(source: FleetSource, dispatch: (e: FleetEvent) =>
       },
       nodeStart: (node) => dispatch({type: 'node-start', run: o.run, node}),
       nodeDone(snapshot) {
-        dispatch({type: 'node-done', run: o.run, analysis: analyzeNode(cluster!, snapshot, {metadata: metadata!, ...(o.areas ? {areas: o.areas} : {})})})
+        dispatch({type: 'node-done', run: o.run, analysis: analyzeNode(cluster!, snapshot, {metadata: metadata!, ...(o.areas ? {areas: o.areas} : {}), ...(o.profile ? {profile: o.profile} : {})})})
       },
     }, o.signal)
     dispatch({type: 'run-done', run: o.run, at: o.now().toISOString()})

@@ -12,6 +12,8 @@ import {ROUTES_CHECKS} from './routes/index.js'
 import {SERVICES_OWNER_CHECKS} from './services-owner/index.js'
 import type {Check, CheckSpec} from './types.js'
 
+export type {ProfileSelection} from './types.js'
+
 const ALL: Check[] = [...KUBELET_CHECKS, ...PROXY_MODE_CHECKS, ...SERVICES_OWNER_CHECKS, ...IPTABLES_CHECKS, ...IPVS_CHECKS, ...NFTABLES_CHECKS, ...ROUTES_CHECKS, ...DNS_CHECKS, ...OBJECT_CHECKS, ...CONNTRACK_CHECKS, ...NODE_CHECKS]
 
 export const CHECKS: readonly Check[] = ALL

@@ -7,7 +7,7 @@ import {toNodeLayout} from '../layout/summary.js'
 import type {Area, CheckResult, CollectionError, Finding, NodeLayout} from '../model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
-import type {Check} from './types.js'
+import {type Check, inProfile, type ProfileSelection} from './types.js'
 import {toFindings} from './types.js'
 
 export interface CheckRunOutput {
@@ -98,10 +98,12 @@ export function runChecks(
   checks: readonly Check[],
   cluster: ClusterSnapshot,
   nodes: readonly NodeSnapshot[],
-  options: {areas?: readonly Area[]; facts?: RunFacts} = {},
+  options: {areas?: readonly Area[]; facts?: RunFacts; profile?: ProfileSelection} = {},
 ): CheckRunOutput {
   const out: CheckRunOutput = {results: [], findings: [], errors: [], layouts: {}}
-  const selected = options.areas && options.areas.length > 0 ? checks.filter((c) => options.areas!.includes(c.spec.area)) : checks
+  // Checks outside the profile are not run at all: not results, not skipped noise.
+  const inAreas = options.areas && options.areas.length > 0 ? checks.filter((c) => options.areas!.includes(c.spec.area)) : checks
+  const selected = inAreas.filter((c) => inProfile(c.spec, options.profile))
   const run = options.facts ?? new RunFacts(cluster)
   for (const node of nodes) {
     const facts = run.forNode(node)

@@ -21,6 +21,24 @@ export interface CheckSpec {
   remedy: string
   /** Snapshot inputs the check needs (artifact ids or `cluster:<resource>`); missing ones skip the check. */
   requires: string[]
+  /**
+   * `incident` (the default when absent): something that breaks or is about to break traffic or the node.
+   * `hygiene`: a hardening or tidiness setting (CIS-like) that breaks nothing today; run by `--profile hygiene|all`.
+   */
+  profile?: Profile
+}
+
+export type Profile = 'incident' | 'hygiene'
+/** What `--profile` selects. */
+export type ProfileSelection = Profile | 'all'
+export const PROFILES: readonly ProfileSelection[] = ['incident', 'hygiene', 'all']
+
+export function profileOf(spec: Pick<CheckSpec, 'profile'>): Profile {
+  return spec.profile ?? 'incident'
+}
+
+export function inProfile(spec: Pick<CheckSpec, 'profile'>, selection: ProfileSelection | undefined): boolean {
+  return selection === undefined || selection === 'all' || profileOf(spec) === selection
 }
 
 /** What a check hands back for each problem; the runner fills in id, node, area and the defaults from the spec. */

@@ -13,12 +13,41 @@ function finding(partial: Partial<Finding> & Pick<Finding, 'id' | 'severity'>): 
 }
 
 describe('table view', () => {
+  it('folds a finding identical on several nodes into one row naming them, and identical collection errors likewise', () => {
+    const sshError = (node: string) => ({node, source: 'ssh', fatal: true, message: `ssh ${node}: ${'permission denied (publickey); '.repeat(12)}`})
+    const hygiene = (node: string) =>
+      finding({node, id: 'KUBELET-012', severity: 'warning', area: 'kubelet', subject: {kind: 'field', name: 'protectKernelDefaults'}, message: 'protectKernelDefaults is false'})
+    const report = buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'n1'}, {name: 'n2'}, {name: 'n3'}, {name: 'n4'}, {name: 'n5'}],
+      findings: [hygiene('n1'), hygiene('n2'), hygiene('n3'), finding({node: 'n2', id: 'RT-001', severity: 'error', area: 'routes', message: 'no route to n3'})],
+      collectionErrors: [sshError('n4'), sshError('n5')],
+    })
+    const out = renderTable(report, {...off, width: undefined})
+    const lines = out.split('\n')
+    const kubelet = lines.filter((l) => l.includes('KUBELET-012'))
+    assert.equal(kubelet.length, 1, 'one row for the three nodes')
+    assert.match(kubelet[0]!, /3 nodes: n1, n2, n3/)
+    assert.match(out, /On several nodes/)
+    // The node-specific error stays in its node's section, which counts the shared finding and points to it.
+    assert.match(out, /^n2 .*1 error, 1 warning · 1 on several nodes \(above\)/m)
+    assert.equal(lines.filter((l) => l.includes('RT-001')).length, 1)
+    // n1 and n3 have nothing of their own: no empty section.
+    assert.doesNotMatch(out, /^n1 /m)
+    const ssh = lines.filter((l) => l.includes('permission denied'))
+    assert.equal(ssh.length, 1, 'the long SSH error once')
+    assert.match(ssh[0]!, /2 nodes: n4, n5/)
+    assert.match(ssh[0]!, /ssh <node>:/, 'the node name is masked in the folded message')
+    // -o wide keeps one row per node per finding, with its own evidence.
+    assert.equal(renderWide(report, off).split('\n').filter((l) => l.includes('KUBELET-012')).length, 3)
+  })
+
   it('says a healthy report in one line', () => {
     const out = renderTable(healthyReport(), off)
     assert.equal(out, '✔ HEALTHY  3 nodes: 3 healthy · no findings · checks: 24 passed, 3 skipped\n')
   })
 
-  it('lists ungrouped findings most severe first, then each group under its heading, worst group first', () => {
+  it('orders findings strictly by severity; within one, ungrouped first, then each group under its heading by name', () => {
     const report = buildReport({
       metadata: SAMPLE_METADATA,
       nodes: [{name: 'n1'}],
@@ -34,7 +63,10 @@ describe('table view', () => {
     })
     const lines = renderTable(report, off).split('\n')
     const order = lines.map((l) => /(▸ \S+|A-\d)/.exec(l)?.[1]).filter((x) => x !== undefined)
-    assert.deepEqual(order, ['A-4', 'A-1', '▸ ns/mild:80', 'A-2', 'A-3', '▸ ns/zzz:53', 'A-6', 'A-5', '▸ ns/aaa:443', 'A-7'])
+    // No warning before an error, no info before a warning: a group with both severities gets its heading twice.
+    assert.deepEqual(order, ['A-4', '▸ ns/mild:80', 'A-2', '▸ ns/zzz:53', 'A-6', '▸ ns/aaa:443', 'A-7', '▸ ns/mild:80', 'A-3', '▸ ns/zzz:53', 'A-5', 'A-1'])
+    const severities = lines.map((l) => /(error|warning|info) +A-\d/.exec(l)?.[1]).filter((x) => x !== undefined)
+    assert.deepEqual(severities, ['error', 'error', 'error', 'warning', 'warning', 'warning', 'info'])
     const row = lines.find((l) => l.includes('A-4'))!
     assert.match(row, /^ {2}✖ error +A-4 +iptables +chain\/KUBE-SVC-X +A-4 message$/)
     assert.match(lines.find((l) => l.includes('A-1'))!, /● info/)

@@ -74,6 +74,7 @@ export const KUBELET_VALIDATION: CheckSpec = {
 export const KUBELET_ANONYMOUS_AUTH: CheckSpec = {
   id: 'KUBELET-005',
   area: 'kubelet',
+  profile: 'hygiene', // security posture (CIS 4.2.1): anonymous access breaks no traffic
   severity: 'error',
   title: 'Anonymous requests to the kubelet API are allowed (CIS 4.2.1)',
   looksAt: `authentication.anonymous.enabled (--anonymous-auth). ${EFFECTIVE}`,
@@ -87,6 +88,7 @@ export const KUBELET_ANONYMOUS_AUTH: CheckSpec = {
 export const KUBELET_AUTHZ_ALWAYS_ALLOW: CheckSpec = {
   id: 'KUBELET-006',
   area: 'kubelet',
+  profile: 'hygiene', // security posture (CIS 4.2.2): AlwaysAllow breaks no traffic
   severity: 'error',
   title: 'The kubelet authorizes every request (authorization.mode AlwaysAllow, CIS 4.2.2)',
   looksAt: `authorization.mode (--authorization-mode). ${EFFECTIVE}`,
@@ -98,6 +100,7 @@ export const KUBELET_AUTHZ_ALWAYS_ALLOW: CheckSpec = {
 export const KUBELET_READ_ONLY_PORT: CheckSpec = {
   id: 'KUBELET-007',
   area: 'kubelet',
+  profile: 'hygiene', // security posture (CIS 4.2.4): an open read-only port breaks nothing
   severity: 'warning',
   title: 'The unauthenticated read-only port is open (readOnlyPort ≠ 0, CIS 4.2.4)',
   looksAt: `readOnlyPort (--read-only-port). ${EFFECTIVE}`,
@@ -123,6 +126,7 @@ export const KUBELET_NO_CLIENT_CA: CheckSpec = {
 export const KUBELET_CERT_ROTATION: CheckSpec = {
   id: 'KUBELET-009',
   area: 'kubelet',
+  profile: 'hygiene', // CIS 4.2.10/11: rotation off breaks nothing until a certificate expires (KUBELET certificate expiry is not judged here)
   severity: 'warning',
   title: 'Kubelet certificate rotation is off (CIS 4.2.10/4.2.11)',
   looksAt: `rotateCertificates (--rotate-certificates) and featureGates.RotateKubeletServerCertificate. ${EFFECTIVE}`,
@@ -136,6 +140,7 @@ export const KUBELET_CERT_ROTATION: CheckSpec = {
 export const KUBELET_WEAK_CIPHERS: CheckSpec = {
   id: 'KUBELET-010',
   area: 'kubelet',
+  profile: 'hygiene', // CIS 4.2.12: weak ciphers offered break no traffic
   severity: 'warning',
   title: 'The kubelet offers weak TLS cipher suites (CIS 4.2.12)',
   looksAt: `tlsCipherSuites (--tls-cipher-suites) against the CIS strong list, and tlsMinVersion. ${EFFECTIVE}`,
@@ -150,6 +155,7 @@ export const KUBELET_WEAK_CIPHERS: CheckSpec = {
 export const KUBELET_STREAMING_TIMEOUT: CheckSpec = {
   id: 'KUBELET-011',
   area: 'kubelet',
+  profile: 'hygiene', // CIS 4.2.5: idle sessions kept open break nothing
   severity: 'warning',
   title: 'Streaming connections never time out (streamingConnectionIdleTimeout 0, CIS 4.2.5)',
   looksAt: `streamingConnectionIdleTimeout (--streaming-connection-idle-timeout). In the file \`0s\` means the 4h default; a flag of 0 really disables it. ${EFFECTIVE}`,
@@ -161,6 +167,7 @@ export const KUBELET_STREAMING_TIMEOUT: CheckSpec = {
 export const KUBELET_PROTECT_KERNEL_DEFAULTS: CheckSpec = {
   id: 'KUBELET-012',
   area: 'kubelet',
+  profile: 'hygiene', // CIS 4.2.6 (older benchmarks): off is the kubeadm default and breaks nothing
   severity: 'info',
   title: 'protectKernelDefaults is off (CIS 4.2.6 in cis-1.5 … cis-1.24)',
   looksAt: `protectKernelDefaults (--protect-kernel-defaults). ${EFFECTIVE}`,
@@ -176,6 +183,7 @@ export const KUBELET_PROTECT_KERNEL_DEFAULTS: CheckSpec = {
 export const KUBELET_EVENT_QPS: CheckSpec = {
   id: 'KUBELET-013',
   area: 'kubelet',
+  profile: 'hygiene', // event rate limit: a tuning choice, breaks nothing
   severity: 'info',
   title: 'Event creation is not rate-limited (eventRecordQPS 0)',
   looksAt: `eventRecordQPS (--event-qps). ${EFFECTIVE} Judged as kube-bench does: cis-1.5 … cis-1.23 required 0, cis-1.24 and later accept any value ≥ 0.`,
@@ -283,6 +291,7 @@ export const KUBELET_REMOVED_FLAGS: CheckSpec = {
 export const KUBELET_DEPRECATED_FLAGS: CheckSpec = {
   id: 'KUBELET-020',
   area: 'kubelet',
+  profile: 'hygiene', // deprecated flags still accepted by this version: a future upgrade concern (KUBELET-019 covers flags rejected now)
   severity: 'warning',
   title: 'The kubelet is given deprecated or unknown flags that a later version rejects',
   looksAt:
@@ -298,6 +307,7 @@ export const KUBELET_DEPRECATED_FLAGS: CheckSpec = {
 export const KUBELET_FLAG_OVERRIDES: CheckSpec = {
   id: 'KUBELET-021',
   area: 'kubelet',
+  profile: 'hygiene', // a flag overriding a config field: the running value is what the flag says; tidiness, not an outage
   severity: 'warning',
   title: 'A kubelet flag overrides a field of the config file',
   looksAt:

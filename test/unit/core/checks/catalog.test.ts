@@ -7,9 +7,9 @@ import {pathToFileURL} from 'node:url'
 import {describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../../src/app/analyze.js'
 import {CATALOG, CHECKS, findCheck} from '../../../../src/core/checks/registry.js'
-import type {CheckSpec} from '../../../../src/core/checks/types.js'
+import {type CheckSpec, profileOf} from '../../../../src/core/checks/types.js'
 import {AREAS} from '../../../../src/core/model/report.js'
-import {renderExplain} from '../../../../src/render/catalog.js'
+import {renderCatalog, renderExplain} from '../../../../src/render/catalog.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {FIXTURES, REPO_ROOT} from '../../../support/golden.js'
 
@@ -67,6 +67,38 @@ describe('check catalog', () => {
     assert.equal(new Set(registered).size, registered.length, 'no check is registered twice')
     assert.deepEqual([...defined.keys()].filter((id) => !registered.includes(id)), [], 'defined but not registered')
     assert.deepEqual(registered.filter((id) => !defined.has(id)), [], 'registered but defined outside an area\'s modules')
+  })
+
+  it('profiles: a check without one is incident; hygiene checks are CIS-like settings that break no traffic', () => {
+    assert.equal(profileOf({}), 'incident', 'checks other helpers add without the field count as incident')
+    const hygiene = CATALOG.filter((c) => profileOf(c) === 'hygiene').map((c) => c.id)
+    assert.deepEqual(hygiene, ['KUBELET-005', 'KUBELET-006', 'KUBELET-007', 'KUBELET-009', 'KUBELET-010', 'KUBELET-011', 'KUBELET-012', 'KUBELET-013', 'KUBELET-020', 'KUBELET-021'])
+    // Every check the proxier's expected state feeds stays incident: those break traffic.
+    assert.ok(CATALOG.filter((c) => ['iptables', 'ipvs', 'nftables', 'routes', 'dns'].includes(c.area)).every((c) => profileOf(c) === 'incident'))
+    const table = renderCatalog(CATALOG, 'table', {color: false})
+    assert.match(table, /^ID\s+AREA\s+SEVERITY\s+PROFILE\s+TITLE/)
+    assert.match(table, /^KUBELET-012\s+kubelet\s+info\s+hygiene\s+protectKernelDefaults/m)
+    const json = JSON.parse(renderCatalog(CATALOG, 'json', {color: false})) as {items: Array<{id: string; profile: string}>}
+    assert.ok(json.items.every((i) => i.profile === profileOf(CATALOG.find((c) => c.id === i.id)!)))
+    assert.match(renderExplain(CATALOG.find((c) => c.id === 'KUBELET-021')!, {color: false}), /Profile: +hygiene/)
+  })
+
+  it('--profile runs only the checks in it (the others are not run, not skipped) and the report records it', async () => {
+    const c = cases.get('KUBELET-012')!
+    const bundle = await readBundle(join(c.dir, c.fire))
+    const kubelet = CHECKS.filter((k) => k.spec.area === 'kubelet')
+    const run = (profile: 'incident' | 'hygiene' | 'all') => analyzeSnapshots(bundle.cluster, bundle.nodes, {metadata: meta, checks: kubelet, profile})
+    const incident = run('incident')
+    assert.ok(!incident.results.some((r) => profileOf(findCheck(r.id)!.spec) === 'hygiene'), 'no hygiene result at all, not even skipped')
+    assert.ok(incident.results.some((r) => r.id === 'KUBELET-015'))
+    assert.equal(incident.metadata.annotations?.['node-doctor/profile'], 'incident')
+    const hygiene = run('hygiene')
+    assert.ok(hygiene.findings.some((f) => f.id === 'KUBELET-012' && f.node === c.node))
+    assert.ok(hygiene.results.every((r) => profileOf(findCheck(r.id)!.spec) === 'hygiene'))
+    const all = run('all')
+    assert.equal(all.results.length, incident.results.length + hygiene.results.length)
+    // No profile given (analyze, tests): every check, and nothing recorded.
+    assert.equal(analyzeSnapshots(bundle.cluster, bundle.nodes, {metadata: meta, checks: kubelet}).results.length, all.results.length)
   })
 
   const cases = loadCases()
