@@ -4,6 +4,8 @@ import {analyzeServices, type ServiceAnalysis} from '../core/iptables/services.j
 import {type IpvsTable, parseIpvsadm} from '../core/parse/ipvsadm.js'
 import {type IptablesDump, type IptablesFamily, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {type NftRuleset, parseNft} from '../core/parse/nft.js'
+import {readPastedIptables} from '../core/parse/pasted-iptables.js'
+import type {PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
 import {UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
@@ -14,19 +16,63 @@ export interface Shown<T> {
   value: T
   /** What the view names as its input: the file, or `NODE:command`. */
   source: string
+  /**
+   * What the lenient reader of a --from-file input assumed or skipped, at the user's lines (empty when the input was
+   * read strictly: --strict, or live from a node, which is machine-collected).
+   */
+  warnings: PastedWarning[]
 }
 
 async function show<T>(id: string, hint: string, node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, parse: (text: string) => T): Promise<Shown<T>> {
+  const {value, source, warnings} = await showLenient(id, hint, node, file, flags, env, (text) => ({value: parse(text), warnings: []}), parse)
+  return {value, source, warnings}
+}
+
+/**
+ * Like show, with a lenient parser for --from-file input (what people paste) and the strict one for live input
+ * and under --strict.
+ */
+async function showLenient<T>(
+  id: string,
+  hint: string,
+  node: string | undefined,
+  file: string | undefined,
+  flags: Partial<LiveFlags>,
+  env: Environment,
+  lenient: (text: string) => {value: T; warnings: PastedWarning[]},
+  strict: (text: string) => T,
+): Promise<Shown<T>> {
   if (file === undefined && node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', hint)
   const artifact = await readArtifact(id, file, file === undefined ? node : undefined, flags, env)
-  return {value: parseArtifact(artifact, parse), source: artifact.source}
+  if (file === undefined) return {value: parseArtifact(artifact, strict), source: artifact.source, warnings: []}
+  const {value, warnings} = parseArtifact(artifact, lenient)
+  return {value, source: artifact.source, warnings}
+}
+
+export interface ShowOptions {
+  /** Read --from-file input as the tool prints it: no pasted-input leniency, a malformed line is an error. */
+  strict?: boolean
 }
 
 /** `iptables show`: the dump and how it routes each Service port. */
-export async function showIptables(node: string | undefined, file: string | undefined, family: IptablesFamily | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<{dump: IptablesDump; analysis: ServiceAnalysis}>> {
+export async function showIptables(
+  node: string | undefined,
+  file: string | undefined,
+  family: IptablesFamily | undefined,
+  flags: Partial<LiveFlags>,
+  env: Environment,
+  options: ShowOptions = {},
+): Promise<Shown<{dump: IptablesDump; analysis: ServiceAnalysis}>> {
   const hint = 'Or run `iptables-save -c` on the node and pass its output with --from-file FILE (- for stdin).'
-  const {value: dump, source} = await show(family === 'ipv6' ? 'ip6tables-save' : 'iptables-save', hint, node, file, flags, env, (text) => parseIptablesSave(text, family ? {family} : {}))
-  return {value: {dump, analysis: analyzeServices(dump)}, source}
+  const opts = family ? {family} : {}
+  const strict = (text: string): IptablesDump => parseIptablesSave(text, opts)
+  const lenient = (text: string): {value: IptablesDump; warnings: PastedWarning[]} => {
+    const {dump, warnings} = readPastedIptables(text, opts)
+    return {value: dump, warnings}
+  }
+  const id = family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'
+  const {value: dump, source, warnings} = await showLenient(id, hint, node, file, flags, env, options.strict ? (text) => ({value: strict(text), warnings: []}) : lenient, strict)
+  return {value: {dump, analysis: analyzeServices(dump)}, source, warnings}
 }
 
 export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<IpvsTable>> {

@@ -14,6 +14,8 @@ export interface IptablesShowOptions {
   node?: string
   /** Where the dump came from (a file path or <stdin>). */
   source?: string
+  /** What the lenient reader of a pasted input assumed or skipped (line = the user's line). */
+  warnings?: ReadonlyArray<{line: number; message: string}>
 }
 
 const API_VERSION = 'node-doctor.io/v1alpha1'
@@ -37,6 +39,7 @@ export function* renderIptablesShowChunks(
 ): Generator<string> {
   if (format === 'table') {
     yield renderTable(dump, analysis, options)
+    if (options.warnings && options.warnings.length > 0) yield warningLines(options.warnings, options.source)
     return
   }
   const doc = {
@@ -49,6 +52,7 @@ export function* renderIptablesShowChunks(
     nodePortsJumps: analysis.nodePortsJumps,
     unreferencedChains: analysis.unreferencedChains,
     problems: analysis.problems,
+    ...(options.warnings ? {warnings: options.warnings} : {}),
   }
   let buf = ''
   for (const piece of format === 'json' ? jsonPieces(doc, '') : yamlDocument(doc)) {
@@ -59,6 +63,12 @@ export function* renderIptablesShowChunks(
     }
   }
   yield format === 'json' ? buf + '\n' : buf
+}
+
+/** The reader's warnings after the view, one per line, as `warning: FILE:LINE: message`. */
+function warningLines(warnings: ReadonlyArray<{line: number; message: string}>, source: string | undefined): string {
+  const where = source ?? '<input>'
+  return `\n${warnings.map((w) => `warning: ${where}:${w.line}: ${w.message}`).join('\n')}\n`
 }
 
 // ---- streaming JSON (same text as JSON.stringify(value, null, 2)) ----
