@@ -62,17 +62,19 @@ export async function showIptables(
   flags: Partial<LiveFlags>,
   env: Environment,
   options: ShowOptions = {},
-): Promise<Shown<{dump: IptablesDump; analysis: ServiceAnalysis}>> {
+): Promise<Shown<{dump: IptablesDump; analysis: ServiceAnalysis; excerpt: boolean}>> {
   const hint = 'Or run `iptables-save -c` on the node and pass its output with --from-file FILE (- for stdin).'
   const opts = family ? {family} : {}
   const strict = (text: string): IptablesDump => parseIptablesSave(text, opts)
+  let excerpt = false
   const lenient = (text: string): {value: IptablesDump; warnings: PastedWarning[]} => {
-    const {dump, warnings} = readPastedIptables(text, opts)
-    return {value: dump, warnings}
+    const read = readPastedIptables(text, opts)
+    excerpt = read.excerpt
+    return {value: read.dump, warnings: read.warnings}
   }
   const id = family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'
   const {value: dump, source, warnings} = await showLenient(id, hint, node, file, flags, env, options.strict ? (text) => ({value: strict(text), warnings: []}) : lenient, strict)
-  return {value: {dump, analysis: analyzeServices(dump)}, source, warnings}
+  return {value: {dump, analysis: analyzeServices(dump), excerpt}, source, warnings}
 }
 
 export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<IpvsTable>> {

@@ -23,7 +23,7 @@ export default showCommand({
   },
   async show({node, flags, format, color}) {
     const [{showIptables}, {environment}, {renderIptablesShowChunks}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/iptables-show.js')])
-    const {value: {dump, analysis}, source, warnings} = await showIptables(node, flags['from-file'], flags.family as 'ipv4' | 'ipv6' | undefined, flags, environment(flags), {strict: flags.strict})
-    return renderIptablesShowChunks(dump, analysis, format, {color, source, warnings, ...(node ? {node} : {})})
+    const {value: {dump, analysis, excerpt}, source, warnings} = await showIptables(node, flags['from-file'], flags.family as 'ipv4' | 'ipv6' | undefined, flags, environment(flags), {strict: flags.strict})
+    return renderIptablesShowChunks(dump, analysis, format, {color, source, warnings, excerpt, ...(node ? {node} : {})})
   },
 })

@@ -12,6 +12,11 @@ import {normalisePasted, type PastedWarning} from './pasted.js'
 export interface PastedIptables {
   dump: IptablesDump
   warnings: PastedWarning[]
+  /**
+   * The input is part of a dump (a save excerpt without `*table` header, chains without declaration, no COMMIT):
+   * what is absent may just have been cut off, so the view makes no finding about absent chains or jumps.
+   */
+  excerpt: boolean
 }
 
 type Table = 'nat' | 'filter' | 'mangle' | 'raw' | 'security'
@@ -63,7 +68,7 @@ export function readPastedIptables(input: string, options: {family?: IptablesFam
   const norm = normalisePasted(input)
   const warnings = [...norm.warnings]
   const lines = norm.text.endsWith('\n') ? norm.text.slice(0, -1).split('\n') : norm.text.split('\n')
-  const strict = (): PastedIptables => ({dump: parseIptablesSave(norm.text, {...options, lineOf: norm.lineOf}), warnings})
+  const strict = (): PastedIptables => ({dump: parseIptablesSave(norm.text, {...options, lineOf: norm.lineOf}), warnings, excerpt: false})
   const first = lines.findIndex((l) => l.trim() !== '' && !l.startsWith('#'))
   if (first === -1 || !isIptablesLine(lines[first] as string)) return strict()
   // A whole dump (the common case, and the big one) is read as it is; only what the strict parser refuses is rebuilt.
@@ -130,11 +135,18 @@ export function readPastedIptables(input: string, options: {family?: IptablesFam
   }
 
   const out: Array<{text: string; line: number}> = looseComments.map((c) => ({text: c.text, line: c.line}))
-  for (const s of sections) emit(s, out, warnings)
+  let excerpt = false
+  for (const s of sections) if (emit(s, out, warnings) || (!s.listing && (s.commit === null || s.header === null))) excerpt = true
+  if (excerpt) {
+    warnings.push({
+      line: out[0]?.line ?? 1,
+      message: 'read as an excerpt of a dump: chains and jumps outside it may have been cut off, so their absence is not reported',
+    })
+  }
   const rebuilt = out.map((o) => o.text).join('\n') + '\n'
   const dump = parseIptablesSave(rebuilt, {...options, lineOf: out.map((o) => o.line)})
   warnings.sort((a, b) => a.line - b.line)
-  return {dump, warnings}
+  return {dump, warnings, excerpt}
 }
 
 function isIptablesLine(t: string): boolean {
@@ -202,8 +214,11 @@ function assignTables(items: Item[], warnings: PastedWarning[]): Section[] {
   return sections
 }
 
-/** Writes one section as strict iptables-save: `*table`, declarations (missing ones made up), rules, COMMIT. */
-function emit(s: Section, out: Array<{text: string; line: number}>, warnings: PastedWarning[]): void {
+/**
+ * Writes one section as strict iptables-save: `*table`, declarations (missing ones made up), rules, COMMIT.
+ * Returns whether a declaration had to be made up.
+ */
+function emit(s: Section, out: Array<{text: string; line: number}>, warnings: PastedWarning[]): boolean {
   const first = s.items[0]?.line ?? s.header ?? 1
   out.push({text: `*${s.table}`, line: s.header ?? first})
   const declared = new Set<string>()
@@ -232,4 +247,5 @@ function emit(s: Section, out: Array<{text: string; line: number}>, warnings: Pa
   for (const r of s.items) if (r.kind === 'rule') out.push({text: r.text, line: r.line})
   const last = s.items[s.items.length - 1]?.line ?? first
   out.push({text: 'COMMIT', line: s.commit ?? last})
+  return madeUp.length > 0
 }
