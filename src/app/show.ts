@@ -4,10 +4,10 @@ import {analyzeServices, type ServiceAnalysis} from '../core/iptables/services.j
 import {type IpvsTable, parseIpvsadm} from '../core/parse/ipvsadm.js'
 import {type IptablesDump, type IptablesFamily, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {type NftRuleset, parseNft} from '../core/parse/nft.js'
-import {readPastedIptables} from '../core/parse/pasted-iptables.js'
-import type {PastedWarning} from '../core/parse/pasted.js'
+import {readPastedIptables} from '../core/iptables/pasted.js'
+import {normalisePasted, originalLine, type PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
-import {UsageError} from '../errors.js'
+import {ParseError, UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import {parseArtifact, readArtifact} from './live/node-artifact.js'
 import type {LiveFlags} from './live/targets.js'
@@ -77,14 +77,35 @@ export async function showIptables(
   return {value: {dump, analysis: analyzeServices(dump), excerpt}, source, warnings}
 }
 
-export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<IpvsTable>> {
-  return show('ipvsadm', 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).', node, file, flags, env, parseIpvsadm)
+/**
+ * The generic pasted-input step (CRLF, quoting, prompts, fences, indentation) in front of a strict parser; a parse
+ * error names the user's line. Line numbers inside the parsed model count the normalised lines: they differ from
+ * the user's only when leading prompt or fence lines were dropped (the warnings say which).
+ */
+function pasted<T>(parse: (text: string) => T): (text: string) => {value: T; warnings: PastedWarning[]} {
+  return (text) => {
+    const norm = normalisePasted(text)
+    try {
+      return {value: parse(norm.text), warnings: norm.warnings}
+    } catch (err) {
+      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
+      throw err
+    }
+  }
+}
+
+export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<IpvsTable>> {
+  const hint = 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).'
+  if (options.strict) return show('ipvsadm', hint, node, file, flags, env, parseIpvsadm)
+  return showLenient('ipvsadm', hint, node, file, flags, env, pasted(parseIpvsadm), parseIpvsadm)
 }
 
 export function showNft(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<NftRuleset>> {
   return show('nft-ruleset', 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).', node, file, flags, env, parseNft)
 }
 
-export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<RouteTable>> {
-  return show('ip-route', 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).', node, file, flags, env, parseRoutes)
+export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<RouteTable>> {
+  const hint = 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).'
+  if (options.strict) return show('ip-route', hint, node, file, flags, env, parseRoutes)
+  return showLenient('ip-route', hint, node, file, flags, env, pasted(parseRoutes), parseRoutes)
 }

@@ -290,7 +290,7 @@ export interface ParseIptablesSaveOptions {
   /** Force the family; an ip6tables-save header that contradicts it is an error. */
   family?: IptablesFamily
   /**
-   * Lenient readers only (core/parse/pasted-iptables.ts): lineOf[i] is the line number to report for line i+1 of
+   * Lenient readers only (core/iptables/pasted.ts): lineOf[i] is the line number to report for line i+1 of
    * the text, when the text was rebuilt from what a user pasted. Without it, lines are reported as they are.
    */
   lineOf?: readonly number[]

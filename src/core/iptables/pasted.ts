@@ -6,8 +6,8 @@
 // iptables at all goes to the strict parser unchanged, so it keeps its "this looks like X" error.
 // Pure. collect/check never use it: machine-collected dumps stay strict (core/facts calls parseIptablesSave).
 import {ParseError} from '../../errors.js'
-import {type IptablesDump, type IptablesFamily, parseIptablesSave} from '../iptables/save.js'
-import {normalisePasted, type PastedWarning} from './pasted.js'
+import {type IptablesDump, type IptablesFamily, parseIptablesSave} from './save.js'
+import {normalisePasted, type PastedWarning} from '../parse/pasted.js'
 
 export interface PastedIptables {
   dump: IptablesDump
