@@ -8,7 +8,9 @@ import {parseIptablesSave} from '../../../../src/core/iptables/save.js'
 import {readPastedIptables, tableOfChain} from '../../../../src/core/iptables/pasted.js'
 import {ParseError} from '../../../../src/errors.js'
 import {renderIptablesShow} from '../../../../src/render/iptables-show.js'
+import fc from 'fast-check'
 import {expectGolden, readFixture} from '../../../support/golden.js'
+import {anyText, FUZZ_RUNS, mutated, parsesOrFailsCleanly} from '../parse/fuzz-support.js'
 
 const EXCERPT = 'read as an excerpt of a dump: chains and jumps outside it may have been cut off, so their absence is not reported'
 
@@ -104,5 +106,11 @@ describe('readPastedIptables', () => {
       ['KUBE-SVC-ABC', 'KUBE-SEP-ABC', 'KUBE-EXT-ABC', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ', 'KUBE-FORWARD', 'KUBE-PROXY-FIREWALL', 'KUBE-SERVICES', 'KUBE-NODEPORTS', 'OUTPUT'].map(tableOfChain),
       ['nat', 'nat', 'nat', 'nat', 'nat', 'filter', 'filter', null, null, null],
     )
+  })
+
+  it('fuzz: any input, mutated pastes too, gives a dump or a ParseError with a line', () => {
+    const seeds = Object.keys(FIXTURES).map((f) => readFixture(`pasted/${f}`))
+    const tokens = ['-A', '-P', '-N', '*nat', '*filter', 'COMMIT', ':KUBE-SERVICES - [0:0]', 'KUBE-SVC-X', '-j', 'DNAT', '$', '```', '>', '    ', 'root@n:~#']
+    fc.assert(fc.property(fc.oneof(mutated(seeds, tokens), anyText(tokens)), (text) => parsesOrFailsCleanly((t) => readPastedIptables(t), text)), {numRuns: FUZZ_RUNS})
   })
 })
