@@ -4,8 +4,10 @@ import {analyzeServices, type ServiceAnalysis} from '../core/iptables/services.j
 import {type IpvsTable, parseIpvsadm} from '../core/parse/ipvsadm.js'
 import {type IptablesDump, type IptablesFamily, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {type NftRuleset, parseNft} from '../core/parse/nft.js'
+import {readPastedIptables} from '../core/iptables/pasted.js'
+import {normalisePasted, originalLine, type PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
-import {UsageError} from '../errors.js'
+import {ParseError, UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import {parseArtifact, readArtifact} from './live/node-artifact.js'
 import type {LiveFlags} from './live/targets.js'
@@ -14,29 +16,96 @@ export interface Shown<T> {
   value: T
   /** What the view names as its input: the file, or `NODE:command`. */
   source: string
+  /**
+   * What the lenient reader of a --from-file input assumed or skipped, at the user's lines (empty when the input was
+   * read strictly: --strict, or live from a node, which is machine-collected).
+   */
+  warnings: PastedWarning[]
 }
 
 async function show<T>(id: string, hint: string, node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, parse: (text: string) => T): Promise<Shown<T>> {
+  const {value, source, warnings} = await showLenient(id, hint, node, file, flags, env, (text) => ({value: parse(text), warnings: []}), parse)
+  return {value, source, warnings}
+}
+
+/**
+ * Like show, with a lenient parser for --from-file input (what people paste) and the strict one for live input
+ * and under --strict.
+ */
+async function showLenient<T>(
+  id: string,
+  hint: string,
+  node: string | undefined,
+  file: string | undefined,
+  flags: Partial<LiveFlags>,
+  env: Environment,
+  lenient: (text: string) => {value: T; warnings: PastedWarning[]},
+  strict: (text: string) => T,
+): Promise<Shown<T>> {
   if (file === undefined && node === undefined) throw new UsageError('give a NODE to read live, or --from-file FILE', hint)
   const artifact = await readArtifact(id, file, file === undefined ? node : undefined, flags, env)
-  return {value: parseArtifact(artifact, parse), source: artifact.source}
+  if (file === undefined) return {value: parseArtifact(artifact, strict), source: artifact.source, warnings: []}
+  const {value, warnings} = parseArtifact(artifact, lenient)
+  return {value, source: artifact.source, warnings}
+}
+
+export interface ShowOptions {
+  /** Read --from-file input as the tool prints it: no pasted-input leniency, a malformed line is an error. */
+  strict?: boolean
 }
 
 /** `iptables show`: the dump and how it routes each Service port. */
-export async function showIptables(node: string | undefined, file: string | undefined, family: IptablesFamily | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<{dump: IptablesDump; analysis: ServiceAnalysis}>> {
+export async function showIptables(
+  node: string | undefined,
+  file: string | undefined,
+  family: IptablesFamily | undefined,
+  flags: Partial<LiveFlags>,
+  env: Environment,
+  options: ShowOptions = {},
+): Promise<Shown<{dump: IptablesDump; analysis: ServiceAnalysis; excerpt: boolean}>> {
   const hint = 'Or run `iptables-save -c` on the node and pass its output with --from-file FILE (- for stdin).'
-  const {value: dump, source} = await show(family === 'ipv6' ? 'ip6tables-save' : 'iptables-save', hint, node, file, flags, env, (text) => parseIptablesSave(text, family ? {family} : {}))
-  return {value: {dump, analysis: analyzeServices(dump)}, source}
+  const opts = family ? {family} : {}
+  const strict = (text: string): IptablesDump => parseIptablesSave(text, opts)
+  let excerpt = false
+  const lenient = (text: string): {value: IptablesDump; warnings: PastedWarning[]} => {
+    const read = readPastedIptables(text, opts)
+    excerpt = read.excerpt
+    return {value: read.dump, warnings: read.warnings}
+  }
+  const id = family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'
+  const {value: dump, source, warnings} = await showLenient(id, hint, node, file, flags, env, options.strict ? (text) => ({value: strict(text), warnings: []}) : lenient, strict)
+  return {value: {dump, analysis: analyzeServices(dump), excerpt}, source, warnings}
 }
 
-export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<IpvsTable>> {
-  return show('ipvsadm', 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).', node, file, flags, env, parseIpvsadm)
+/**
+ * The generic pasted-input step (CRLF, quoting, prompts, fences, indentation) in front of a strict parser; a parse
+ * error names the user's line. Line numbers inside the parsed model count the normalised lines: they differ from
+ * the user's only when leading prompt or fence lines were dropped (the warnings say which).
+ */
+function pasted<T>(parse: (text: string) => T): (text: string) => {value: T; warnings: PastedWarning[]} {
+  return (text) => {
+    const norm = normalisePasted(text)
+    try {
+      return {value: parse(norm.text), warnings: norm.warnings}
+    } catch (err) {
+      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
+      throw err
+    }
+  }
+}
+
+export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<IpvsTable>> {
+  const hint = 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).'
+  if (options.strict) return show('ipvsadm', hint, node, file, flags, env, parseIpvsadm)
+  return showLenient('ipvsadm', hint, node, file, flags, env, pasted(parseIpvsadm), parseIpvsadm)
 }
 
 export function showNft(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<NftRuleset>> {
   return show('nft-ruleset', 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).', node, file, flags, env, parseNft)
 }
 
-export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<RouteTable>> {
-  return show('ip-route', 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).', node, file, flags, env, parseRoutes)
+export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<RouteTable>> {
+  const hint = 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).'
+  if (options.strict) return show('ip-route', hint, node, file, flags, env, parseRoutes)
+  return showLenient('ip-route', hint, node, file, flags, env, pasted(parseRoutes), parseRoutes)
 }

@@ -14,6 +14,10 @@ export interface IptablesShowOptions {
   node?: string
   /** Where the dump came from (a file path or <stdin>). */
   source?: string
+  /** What the lenient reader of a pasted input assumed or skipped (line = the user's line). */
+  warnings?: ReadonlyArray<{line: number; message: string}>
+  /** The input was an excerpt of a dump: absent chains and jumps may just be cut off, so no finding is made about them. */
+  excerpt?: boolean
 }
 
 const API_VERSION = 'node-doctor.io/v1alpha1'
@@ -37,6 +41,7 @@ export function* renderIptablesShowChunks(
 ): Generator<string> {
   if (format === 'table') {
     yield renderTable(dump, analysis, options)
+    if (options.warnings && options.warnings.length > 0) yield warningLines(options.warnings, options.source)
     return
   }
   const doc = {
@@ -49,6 +54,7 @@ export function* renderIptablesShowChunks(
     nodePortsJumps: analysis.nodePortsJumps,
     unreferencedChains: analysis.unreferencedChains,
     problems: analysis.problems,
+    ...(options.warnings ? {warnings: options.warnings} : {}),
   }
   let buf = ''
   for (const piece of format === 'json' ? jsonPieces(doc, '') : yamlDocument(doc)) {
@@ -59,6 +65,12 @@ export function* renderIptablesShowChunks(
     }
   }
   yield format === 'json' ? buf + '\n' : buf
+}
+
+/** The reader's warnings after the view, one per line, as `warning: FILE:LINE: message`. */
+function warningLines(warnings: ReadonlyArray<{line: number; message: string}>, source: string | undefined): string {
+  const where = source ?? '<input>'
+  return `\n${warnings.map((w) => `warning: ${where}:${w.line}: ${w.message}`).join('\n')}\n`
 }
 
 // ---- streaming JSON (same text as JSON.stringify(value, null, 2)) ----
@@ -265,8 +277,8 @@ function renderTable(dump: IptablesDump, analysis: ServiceAnalysis, options: Ipt
     const endpoints = ports.reduce((n, p) => n + (p.cluster?.endpoints.length ?? p.local?.endpoints.length ?? 0), 0)
     lines.push('', `${ports.length} service port${ports.length === 1 ? '' : 's'}, ${endpoints} endpoint${endpoints === 1 ? '' : 's'}.`)
   }
-  if (analysis.nodePortsJumps.length === 0 && ports.length > 0) lines.push(c.yellow('nat KUBE-SERVICES has no final jump to KUBE-NODEPORTS: node ports are not reachable.'))
-  if (analysis.unreferencedChains.length > 0) {
+  if (analysis.nodePortsJumps.length === 0 && ports.length > 0 && !options.excerpt) lines.push(c.yellow('nat KUBE-SERVICES has no final jump to KUBE-NODEPORTS: node ports are not reachable.'))
+  if (analysis.unreferencedChains.length > 0 && !options.excerpt) {
     const shown = analysis.unreferencedChains.slice(0, 5).join(', ')
     const more = analysis.unreferencedChains.length > 5 ? ` and ${analysis.unreferencedChains.length - 5} more` : ''
     lines.push(c.yellow(`${analysis.unreferencedChains.length} kube-proxy chain(s) that nothing jumps to: ${shown}${more}`))

@@ -37,7 +37,8 @@ describe('iptables show (built CLI)', () => {
     const file = join(dir, 'truncated.txt')
     const full = readFixture('iptables/kube-proxy-v1.28-nft.txt')
     writeFileSync(file, full.slice(0, full.indexOf('COMMIT', full.indexOf('*nat'))))
-    const r = await runCli(['iptables', 'show', '--from-file', file])
+    // --strict: without it a missing COMMIT is read leniently (test/e2e/iptables-show-pasted.test.ts)
+    const r = await runCli(['iptables', 'show', '--strict', '--from-file', file])
     assert.equal(r.exitCode, 2)
     const lines = full.slice(0, full.indexOf('COMMIT', full.indexOf('*nat'))).split('\n').length - 1
     assert.match(r.stderr, new RegExp(`^error: ${file.replaceAll('/', '\\/')}:${lines}: table nat \\(opened on line \\d+\\) has no COMMIT`))

@@ -13,9 +13,10 @@ export default showCommand({
   ],
   fromFile: Flags.string({summary: 'ipvsadm output to read (- for stdin).', helpValue: 'FILE'}),
   flags: {},
-  async show({node, flags, format, color}) {
+  async show({node, flags, format, color, note}) {
     const [{showIpvs}, {environment}, {renderIpvsShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/ipvs-show.js')])
-    const {value: table, source} = await showIpvs(node, flags['from-file'], flags, environment(flags))
+    const {value: table, source, warnings} = await showIpvs(node, flags['from-file'], flags, environment(flags))
+    for (const w of warnings) note(`warning: ${source}:${w.line}: ${w.message}`)
     return [renderIpvsShow(table, format, {color, source, ...(node ? {node} : {})})]
   },
 })

@@ -12,9 +12,10 @@ export default showCommand({
   ],
   fromFile: Flags.string({summary: 'Route listing to read (- for stdin).', helpValue: 'FILE'}),
   flags: {},
-  async show({node, flags, format, color}) {
+  async show({node, flags, format, color, note}) {
     const [{showRoutes}, {environment}, {renderRoutesShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/routes-show.js')])
-    const {value: table, source} = await showRoutes(node, flags['from-file'], flags, environment(flags))
+    const {value: table, source, warnings} = await showRoutes(node, flags['from-file'], flags, environment(flags))
+    for (const w of warnings) note(`warning: ${source}:${w.line}: ${w.message}`)
     return [renderRoutesShow(table, format, {color, source, ...(node ? {node} : {})})]
   },
 })

@@ -289,6 +289,11 @@ export interface IptablesDump {
 export interface ParseIptablesSaveOptions {
   /** Force the family; an ip6tables-save header that contradicts it is an error. */
   family?: IptablesFamily
+  /**
+   * Lenient readers only (core/iptables/pasted.ts): lineOf[i] is the line number to report for line i+1 of
+   * the text, when the text was rebuilt from what a user pasted. Without it, lines are reported as they are.
+   */
+  lineOf?: readonly number[]
 }
 
 export function findTable(dump: IptablesDump, name: IptablesTableName): IptablesTable | undefined {
@@ -318,6 +323,8 @@ export function parseIptablesSave(text: string, options: ParseIptablesSaveOption
   const n = text.length
   let pos = 0
   let lineNo = 0
+  let physical = 0
+  const lineOf = options.lineOf
   let table: IptablesTable | null = null
   let headerFamily: {family: IptablesFamily; line: number} | null = null
   let sawContent = false
@@ -332,7 +339,8 @@ export function parseIptablesSave(text: string, options: ParseIptablesSaveOption
   while (pos < n) {
     let end = text.indexOf('\n', pos)
     if (end === -1) end = n
-    lineNo++
+    physical++
+    lineNo = lineOf ? (lineOf[physical - 1] ?? physical) : physical
     let lineEnd = end
     // Every trailing CR goes (a line may end in CR CR LF after editors mix endings), so formatting is a fixed point.
     if (lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13) {
