@@ -51,8 +51,10 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
   const out: string[] = [header(report, c, width)]
 
   // `-o table` folds a finding that is identical on several nodes into one row naming them (the same grouping as
-  // the fleet view, preflight and markdown); `-o wide` stays per node, with each node's evidence.
-  const folded = wide ? [] : groupFindings(report.findings).filter((g) => g.nodes.length > 1)
+  // the fleet view, preflight and markdown); `-o wide` stays per node, with each node's evidence. A repair's
+  // before/after Report (annotation node-doctor/states) holds two states of one node: never folded together.
+  const states = report.metadata.annotations?.['node-doctor/states'] === 'before-after'
+  const folded = wide || states ? [] : groupFindings(report.findings).filter((g) => g.nodes.length > 1)
   const shared = new Set(folded.flatMap((g) => g.members))
   if (folded.length > 0) {
     out.push('', c.bold('On several nodes'), ...groupsTable(folded, c, width, FLEET_THRESHOLD))

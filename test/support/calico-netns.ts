@@ -27,7 +27,7 @@ function mac(n: number): string {
 
 export function setupCalicoNode(ns: Netns, pods: Netns, setup: CalicoNodeSetup): void {
   const ip = (...a: string[]) => ns.exec(['ip', ...a])
-  ns.exec(['sysctl', '-q', '-w', 'net.ipv6.conf.default.disable_ipv6=1', 'net.ipv6.conf.all.disable_ipv6=1'])
+  ns.exec(['sysctl', '-q', '-w', 'net.ipv6.conf.default.disable_ipv6=1', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv4.ip_forward=1'])
   ip('link', 'set', 'lo', 'up')
   ip('link', 'add', 'eth0', 'address', mac(1), 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', mac(2))
   ip('link', 'set', 'eth0', 'up')

@@ -291,6 +291,9 @@ export function createNetns(): Netns {
     ip('-n', name, 'addr', 'add', `${address}/30`, 'dev', nsIf)
     ip('-n', name, 'link', 'set', nsIf, 'up')
     ip('-n', name, 'link', 'set', 'lo', 'up')
+    // A Kubernetes node forwards IPv4 (the container runtime, the CNI and kube-proxy all need it; NODE-001 checks it);
+    // a new network namespace starts with forwarding off.
+    execFileSync('ip', ['netns', 'exec', name, 'sysctl', '-qw', 'net.ipv4.ip_forward=1'], {stdio: ['ignore', 'ignore', 'pipe']})
   } catch (err) {
     remove()
     throw err

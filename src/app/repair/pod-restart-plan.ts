@@ -168,6 +168,8 @@ export function converged(target: RestartTarget, after: Pick<Report, 'findings' 
 }
 
 export const BEFORE_SUFFIX = ' (before)'
+/** Marks a Report whose nodes are states of the same nodes (renderers must not fold them as if they were several). */
+export const STATES_ANNOTATION = 'node-doctor/states'
 /** `(now)` sorts after `(before)`, so every renderer lists a node's old state first. */
 export const AFTER_SUFFIX = ' (now)'
 
@@ -193,5 +195,6 @@ export function beforeAfterReport(before: Report, after: ReadonlyMap<string, Rep
   }
   take(before, () => true, BEFORE_SUFFIX)
   for (const [node, r] of after) take(r, (n) => n === node, AFTER_SUFFIX)
-  return buildReport({metadata, nodes, findings, results, collectionErrors})
+  const annotated: ReportMetadata = {...metadata, annotations: {...metadata.annotations, [STATES_ANNOTATION]: 'before-after'}}
+  return buildReport({metadata: annotated, nodes, findings, results, collectionErrors})
 }
