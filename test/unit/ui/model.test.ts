@@ -65,8 +65,8 @@ describe('dashboard view model', () => {
     assert.deepEqual(
       rows.map((r) => [r.name, r.status, ...COLUMNS.map((c) => `${r.cells[c.key].status}:${r.cells[c.key].text}`)]),
       [
-        ['node-a', 'unhealthy', 'skipped:n/a', 'ok:iptables', 'error:1 error', 'skipped:n/a', 'skipped:n/a'],
-        ['node-b', 'healthy', 'skipped:n/a', 'ok:ok', 'ok:ok', 'skipped:n/a', 'skipped:n/a'],
+        ['node-a', 'unhealthy', 'skipped:n/a', 'ok:iptables', 'error:1 error', 'ok:ok', 'skipped:n/a'],
+        ['node-b', 'healthy', 'skipped:n/a', 'ok:ok', 'ok:ok', 'ok:ok', 'skipped:n/a'],
       ],
     )
   })
