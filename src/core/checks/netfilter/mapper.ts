@@ -157,20 +157,17 @@ function ipvsDraft(d: IpvsDifference, family: IPFamily): FindingDraft {
       return {message: `virtual server ${d.vs} (${d.group}) lacks real server ${d.rs}`, subject: {kind: 'virtual-server', name: d.vs}, evidence: [`expected: -a ${svcOption(d.vs)} -r ${d.rs} -m -w 1`]}
     case 'extra-real-server':
       return {
-        message:
-          d.weight === 0
-            ? `virtual server ${d.vs} still drains ${d.rs} (weight 0), which is no longer an endpoint`
-            : `virtual server ${d.vs}${d.group ? ` (${d.group})` : ''} sends traffic to ${d.rs}, which is not a current endpoint`,
+        // A weight-0 extra is draining and never reaches here (core/diff/ipvs.ts accepts it).
+        message: `virtual server ${d.vs}${d.group ? ` (${d.group})` : ''} sends traffic to ${d.rs}, which is not a current endpoint`,
         subject: {kind: 'virtual-server', name: d.vs},
         evidence: [`actual: -a ${svcOption(d.vs)} -r ${d.rs}${d.weight !== undefined ? ` -w ${d.weight}` : ''}`],
-        ...(d.weight === 0 ? {severity: 'info' as const} : {}),
       }
     case 'wrong-weight':
       return {
         message:
           d.actual === 0
             ? `real server ${d.rs} of ${d.vs} (${d.group}) has weight 0 although the endpoint is ready: it gets no new connections`
-            : `real server ${d.rs} of ${d.vs} (${d.group}) has weight ${d.actual}, expected ${d.expected}${d.expected === 0 ? ' (the endpoint is terminating)' : ''}`,
+            : `real server ${d.rs} of ${d.vs} (${d.group}) has weight ${d.actual}, expected ${d.expected}`,
         subject: {kind: 'virtual-server', name: d.vs},
         evidence: [`expected: -a ${svcOption(d.vs)} -r ${d.rs} -m -w ${d.expected}`, `actual:   -a ${svcOption(d.vs)} -r ${d.rs} -w ${d.actual}`],
       }
