@@ -117,8 +117,9 @@ export const transportFlags = {
     helpGroup: 'NODE ACCESS',
   }),
   'pod-namespace': Flags.string({
-    summary: 'Namespace of the debug pods (--via pod); Pod Security must allow privileged pods there.',
-    default: DEFAULT_POD_NAMESPACE,
+    summary:
+      'Namespace of the debug pods (--via pod); Pod Security must allow privileged pods there. Default: a namespace of the run\'s own, ' +
+      `labelled privileged and deleted at the end (${DEFAULT_POD_NAMESPACE} where namespaces may not be created).`,
     helpGroup: 'NODE ACCESS',
   }),
 }

@@ -15,7 +15,8 @@ export default class Cleanup extends BaseCommand {
     `Finds pods labelled ${DEBUG_POD_SELECTOR} (the privileged pods --via pod creates) and deletes them. A run ` +
     'deletes its own pods when it ends, even on Ctrl-C; leftovers come from a killed process or a lost API ' +
     'connection, and stop by themselves after an hour. It also deletes the namespaces of --in-cluster agent runs ' +
-    '(labelled app.kubernetes.io/component=agent; every agent object lives in its run\'s namespace). Note: this also ' +
+    '(labelled app.kubernetes.io/component=agent; every agent object lives in its run\'s namespace) and the namespaces ' +
+    '--via pod runs create for their pods (app.kubernetes.io/component=debug-pods). Note: this also ' +
     'deletes the pods and agents of a run still in progress.'
 
   static override examples = [
@@ -62,7 +63,7 @@ export default class Cleanup extends BaseCommand {
 
 function describeRun(r: LeftoverAgentRun): string {
   const verb = {deleted: 'deleted', gone: 'already gone', 'dry-run': 'would be deleted (dry run)', failed: 'not deleted'}[r.outcome]
-  return `namespace "${r.namespace}" ${verb} (agent run${r.run ? ` ${r.run}` : ''}${r.createdAt ? `, created ${r.createdAt}` : ''})`
+  return `namespace "${r.namespace}" ${verb} (${r.kind === 'agent' ? 'agent run' : 'debug pods of run'}${r.run ? ` ${r.run}` : ''}${r.createdAt ? `, created ${r.createdAt}` : ''})`
 }
 
 function describeOutcome(p: LeftoverPod): string {

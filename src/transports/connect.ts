@@ -22,6 +22,7 @@ import {LocalTransport} from './local/local.js'
 import {cleanupDebugPods, type LeftoverPod} from './pod/cleanup.js'
 import {DEBUG_POD_SELECTOR, DEFAULT_POD_NAMESPACE, DebugPodTransport, newRunId} from './pod/debug-pod.js'
 import {registerInterruptCleanup} from './pod/interrupt.js'
+import {RunNamespace} from './pod/run-namespace.js'
 import {resolveSshTarget} from './ssh/ssh-config.js'
 import {SshJumpPool, SshTransport} from './ssh/ssh.js'
 
@@ -136,19 +137,25 @@ function nodeConnector(flags: NodeFlags, warn: (message: string) => void, access
   }
 }
 
-/** One debug pod per node, all labelled with one run id; close() deletes any pod a node's own close() missed. */
+/**
+ * One debug pod per node, all labelled with one run id, in the run's own namespace (created on the first node,
+ * deleted at the end: transports/pod/run-namespace.ts) unless --pod-namespace names one; close() deletes any pod
+ * a node's own close() missed, then the namespace.
+ */
 function debugPodConnector(flags: ConnectFlags, warn: (message: string) => void, access: KubeAccess): NodeConnector {
   const api = new KubeClusterClient(access)
   const runId = newRunId()
   const open = new Set<DebugPodTransport>()
+  const runNamespace = flags['pod-namespace'] ? undefined : new RunNamespace(new KubeAgentApi(api), runId, warn)
   return {
     kind: 'pod',
     connect: async (node) => {
+      const namespace = flags['pod-namespace'] ?? (await runNamespace!.ensure())
       const t = new DebugPodTransport(node.metadata.name, api, access.kc, {
         runId,
         warn,
+        namespace,
         ...(flags['pod-image'] ? {image: flags['pod-image']} : {}),
-        ...(flags['pod-namespace'] ? {namespace: flags['pod-namespace']} : {}),
       })
       open.add(t)
       await t.start()
@@ -156,6 +163,7 @@ function debugPodConnector(flags: ConnectFlags, warn: (message: string) => void,
     },
     close: async () => {
       await Promise.all([...open].map((t) => t.close()))
+      await runNamespace?.close()
     },
   }
 }

@@ -682,7 +682,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       if (store.get(key)?.obj.metadata.uid !== found.obj.metadata.uid) return ws.terminate()
       const sessions = podSessions.get(key) ?? new Set<() => void>()
       podSessions.set(key, sessions)
-      const kill = runExecSession(ws, {argv, stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), ...(netns ? {netns} : {})}, (r) => {
+      const kill = runExecSession(ws, {argv, stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), ...(netns ? {netns} : {}), hostWithoutShell: kubelet.hostsWithoutShell?.includes(nodeName) ?? false}, (r) => {
         sessions.delete(kill)
         execs.push({namespace: info.namespace!, pod: info.name!, container, node: nodeName, ...(netns ? {netns} : {}), command: argv, protocol, exitCode: r.exitCode, hungUp: r.hungUp})
       })

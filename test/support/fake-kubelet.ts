@@ -23,6 +23,11 @@ export interface FakeKubeletOptions {
    * namespace's rules, or of an agent pod: set its log). Errors are the test's own and are rethrown asynchronously.
    */
   onRunning?: (pod: KubeObject, node: KubeObject) => void
+  /**
+   * Nodes whose host has no shell (Talos, Bottlerocket): an nsenter into PID 1's mount namespace (`-m`) fails
+   * there as util-linux's does when the target root has no `sh` (exit 127); nsenter without `-m` runs the command.
+   */
+  hostsWithoutShell?: string[]
 }
 
 /** One finished exec session. */
@@ -95,11 +100,16 @@ export function exitStatus(exitCode: number, argv: string[]): Record<string, unk
  */
 export function runExecSession(
   ws: WsSocket,
-  o: {argv: string[]; netns?: string; stdin: boolean; stdout: boolean; stderr: boolean},
+  o: {argv: string[]; netns?: string; stdin: boolean; stdout: boolean; stderr: boolean; hostWithoutShell?: boolean},
   done: (r: {exitCode: number | null; hungUp: boolean}) => void,
 ): () => void {
   let argv = o.argv
-  if (argv[0] === 'nsenter') argv = argv.slice(argv.indexOf('--') + 1)
+  if (argv[0] === 'nsenter') {
+    const own = argv.slice(1, argv.indexOf('--'))
+    argv = argv.slice(argv.indexOf('--') + 1)
+    // util-linux nsenter exec()s the command inside the host's root: no sh there.
+    if (o.hostWithoutShell && own.includes('-m')) argv = ['sh', '-c', `echo "nsenter: failed to execute ${argv[0]}: No such file or directory" >&2; exit 127`]
+  }
   const full = o.netns ? ['ip', 'netns', 'exec', o.netns, ...argv] : argv
   let finished = false
   let hungUp = false

@@ -4,13 +4,12 @@
 // reads each agent's result from its pod log).
 import {stringify} from 'yaml'
 import type {KubeObject} from '../model/k8s.js'
-import {MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL} from '../model/managed-objects.js'
+import {COMPONENT_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL} from '../model/managed-objects.js'
 import type {Area} from '../model/report.js'
 import {agentPlan, type AgentPrivileges} from './privileges.js'
 
 // The labels the debug pods carry too (one definition in core/model).
-export {MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL}
-export const COMPONENT_LABEL = 'app.kubernetes.io/component'
+export {COMPONENT_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL}
 export const COMPONENT_AGENT = 'agent'
 /** Every namespace an agent run ever created (what `cleanup` deletes). */
 export const AGENT_NAMESPACE_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE},${COMPONENT_LABEL}=${COMPONENT_AGENT}`

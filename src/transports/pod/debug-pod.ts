@@ -45,9 +45,31 @@ export function debugPodName(node: string, runId: string): string {
   return `node-doctor-${part}-${runId}`.replace(/--+/g, '-')
 }
 
-/** The argv each command runs as inside the pod: enter every namespace of the host's PID 1, then `sh -c`. */
-export function nsenterArgv(command: string): string[] {
-  return ['nsenter', '-t', '1', '-m', '-u', '-i', '-n', '-p', '--', 'sh', '-c', command]
+/**
+ * Where on the node a command runs. `host`: every namespace of the host's PID 1, then the host's `sh -c` (what
+ * `kubectl node-shell` does). `host-network`: for hosts without a shell (Talos, Bottlerocket): the host's network,
+ * UTS, IPC and PID namespaces, but the pod's own mount namespace, so the pod image's `sh` and tools run; a private
+ * mount namespace then binds the host's /etc, /var, /run and /home (reached through /proc/1/root) over the image's,
+ * so the plan's file reads see the host's files, not the image's.
+ */
+export type ExecScope = 'host' | 'host-network'
+
+/** The host directories `host-network` commands see in place of the pod image's. */
+export const HOST_BOUND_DIRS = ['etc', 'var', 'run', 'home'] as const
+
+/** The argv each command runs as inside the pod (see ExecScope). */
+export function nsenterArgv(command: string, scope: ExecScope = 'host'): string[] {
+  if (scope === 'host') return ['nsenter', '-t', '1', '-m', '-u', '-i', '-n', '-p', '--', 'sh', '-c', command]
+  const binds = `for d in ${HOST_BOUND_DIRS.join(' ')}; do [ -d "/proc/1/root/$d" ] && [ -d "/$d" ] && mount -o rbind "/proc/1/root/$d" "/$d"; done; exec sh -c "$0"`
+  return ['nsenter', '-t', '1', '-u', '-i', '-n', '-p', '--', 'unshare', '-m', '--', 'sh', '-c', binds, command]
+}
+
+/**
+ * The host has no `sh` for nsenter to run: util-linux says `nsenter: failed to execute sh: No such file or
+ * directory`, busybox `nsenter: can't execute 'sh': No such file or directory`; both exit 127.
+ */
+export function hostHasNoShell(r: Pick<ExecResult, 'exitCode' | 'stderr'>): boolean {
+  return r.exitCode === 127 && /nsenter: (?:failed to execute|can't execute) '?sh'?: No such file or directory/.test(r.stderr)
 }
 
 export interface DebugPodManifestOptions {
@@ -267,8 +289,23 @@ export class DebugPodTransport implements NodeTransport {
   async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     await this.start()
     if (this.closing) throw this.fail('closed', 'the transport was closed')
-    return this.runExec(command, options)
+    const used = this.scope
+    const r = await this.runExec(command, options, used)
+    if (used !== 'host' || !hostHasNoShell(r)) return r
+    // Once per pod: the host has no shell (Talos, Bottlerocket). Say what changes, then run in the host's network.
+    if (this.scope === 'host') {
+      this.scope = 'host-network'
+      this.warn(
+        `${this.node}: the host has no shell (Talos, Bottlerocket and other immutable systems): commands run with the debug pod's own tools ` +
+          `(${this.image}) in the host's network namespace, and read the host's /${HOST_BOUND_DIRS.join(', /')}; tools the image lacks are reported ` +
+          'as not installed (pass --pod-image with an image that has iptables, ip, nft and ipvsadm). The kubelet\'s running configuration is read through the API.',
+      )
+    }
+    return this.runExec(command, options, this.scope)
   }
+
+  /** Where commands run now: `host` until the host turns out to have no shell (see ExecScope). */
+  scope: ExecScope = 'host'
 
   /** Deletes the pod (grace period 0) and waits briefly until the API no longer has it. Idempotent, never rejects. */
   close(): Promise<void> {
@@ -347,7 +384,7 @@ export class DebugPodTransport implements NodeTransport {
     return this.fail('create-refused', `cannot create it: ${message}`, err.hint, err)
   }
 
-  private runExec(command: string, options: ExecOptions): Promise<ExecResult> {
+  private runExec(command: string, options: ExecOptions, scope: ExecScope): Promise<ExecResult> {
     const max = options.maxBytes ?? limits().artifactBytes
     const out = new Capture(max)
     const err = new Capture(stderrCap(max))
@@ -407,7 +444,7 @@ export class DebugPodTransport implements NodeTransport {
         )
       }
       this.podExec
-        .exec(this.namespace, this.podName, DEBUG_CONTAINER, nsenterArgv(command), stdout, stderr, null, false, (s) => onStatus(s as ExecStatus))
+        .exec(this.namespace, this.podName, DEBUG_CONTAINER, nsenterArgv(command, scope), stdout, stderr, null, false, (s) => onStatus(s as ExecStatus))
         .then(
           (ws: unknown) => {
             const s = ws as ExecSocket

@@ -9,6 +9,7 @@ import {collectWithAgents, type AgentRunEvent, type AgentRunOptions} from '../..
 import {analyzeSnapshots} from '../../../src/app/analyze.js'
 import {encodeAgentDocument} from '../../../src/core/agent/document.js'
 import type {KubeObject, Node} from '../../../src/core/model/k8s.js'
+import {debugNamespaceManifest} from '../../../src/core/model/managed-objects.js'
 import type {NodeSnapshot} from '../../../src/core/model/snapshot.js'
 import {ClusterAccessError} from '../../../src/ports/cluster.js'
 import {readBundle} from '../../../src/transports/bundle/bundle.js'
@@ -151,10 +152,20 @@ describe('collectWithAgents against the test API server', () => {
     api.upsert({apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'node-doctor-feedbeef', labels}})
     api.upsert({apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'node-doctor-agent', namespace: 'node-doctor-feedbeef', labels}, spec: {selector: {matchLabels: labels}, template: {metadata: {labels}, spec: {containers: [{name: 'agent', image: 'x'}]}}}} as KubeObject)
     api.upsert({apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'tools', labels: {'app.kubernetes.io/managed-by': 'someone-else'}}})
-    assert.deepEqual(await cleanupAgentRuns(agentApi, {dryRun: true}), [{namespace: 'node-doctor-feedbeef', run: 'feedbeef', outcome: 'dry-run'}])
+    // A --via pod run's namespace left behind (killed process) is found too.
+    const debugLabels = {...debugNamespaceManifest('0badcafe').metadata.labels}
+    api.upsert({apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'node-doctor-debug-0badcafe', labels: debugLabels}})
+    assert.deepEqual(await cleanupAgentRuns(agentApi, {dryRun: true}), [
+      {namespace: 'node-doctor-debug-0badcafe', kind: 'debug-pods', run: '0badcafe', outcome: 'dry-run'},
+      {namespace: 'node-doctor-feedbeef', kind: 'agent', run: 'feedbeef', outcome: 'dry-run'},
+    ])
     assert.equal(agentObjects().length > 0, true)
-    assert.deepEqual(await cleanupAgentRuns(agentApi, {dryRun: false}), [{namespace: 'node-doctor-feedbeef', run: 'feedbeef', outcome: 'deleted'}])
+    assert.deepEqual(await cleanupAgentRuns(agentApi, {dryRun: false}), [
+      {namespace: 'node-doctor-debug-0badcafe', kind: 'debug-pods', run: '0badcafe', outcome: 'deleted'},
+      {namespace: 'node-doctor-feedbeef', kind: 'agent', run: 'feedbeef', outcome: 'deleted'},
+    ])
     assert.deepEqual(agentObjects(), [])
+    assert.ok(!api.objects().some((o) => o.metadata.name === 'node-doctor-debug-0badcafe'))
     assert.ok(api.objects().some((o) => o.metadata.name === 'tools'))
   })
 })

@@ -112,7 +112,8 @@ describe('Ctrl-C during kubectl node-doctor check --via pod', () => {
       child.kill('SIGINT')
       assert.deepEqual(await exited, [null, 'SIGINT'], stderr)
       assert.deepEqual(api.objects().filter((o) => o.kind === 'Pod'), [])
-      assert.match(stderr, /interrupted: cleaning up debug pod kube-system\/node-doctor-node-a-[0-9a-f]{8}/)
+      assert.match(stderr, /interrupted: cleaning up namespace (node-doctor-debug-[0-9a-f]{8}), debug pod \1\/node-doctor-node-a-[0-9a-f]{8}/)
+      assert.deepEqual(api.objects().filter((o) => o.kind === 'Namespace' && o.metadata.name.startsWith('node-doctor-debug-')), [], 'the run namespace is deleted too')
     } finally {
       child.kill('SIGKILL')
     }
@@ -181,6 +182,14 @@ describe('kubectl node-doctor check --via pod', {skip: netnsUnavailable()}, () =
     assert.equal(created.length, 1)
     assert.equal((created[0]!.body as {spec: {nodeName: string}}).spec.nodeName, 'node-a')
     assert.deepEqual(api.objects().filter((o) => o.kind === 'Pod'), [], 'the debug pod was deleted')
+    // Without --pod-namespace: a namespace of the run's own, labelled for privileged pods, gone afterwards.
+    const namespaces = api.requests.filter((q) => q.method === 'POST' && q.resource === 'namespaces')
+    assert.equal(namespaces.length, 1)
+    const nsName = (namespaces[0]!.body as KubeObject).metadata.name
+    assert.match(nsName, /^node-doctor-debug-[0-9a-f]{8}$/)
+    assert.equal((namespaces[0]!.body as KubeObject).metadata.labels?.['pod-security.kubernetes.io/enforce'], 'privileged')
+    assert.equal(created[0]!.namespace, nsName)
+    assert.deepEqual(api.objects().filter((o) => o.kind === 'Namespace' && o.metadata.name === nsName), [], 'the run namespace was deleted')
   })
 
   it("sees a rule deleted in the node's namespace (the data is the node's, not this machine's)", async () => {
@@ -200,7 +209,17 @@ describe('kubectl node-doctor check --via pod', {skip: netnsUnavailable()}, () =
     assert.equal(r.exitCode, 3, r.stderr)
     const report = JSON.parse(r.stdout) as Report
     assert.equal(report.nodes[0]!.status, 'uncollected')
-    assert.match(report.collectionErrors[0]!.message, /debug pod kube-system\/node-doctor-node-a-[0-9a-f]{8} on node node-a: container ImagePullBackOff: Back-off pulling image "registry.example\/missing:1"\. .*--pod-image/)
+    assert.match(report.collectionErrors[0]!.message, /debug pod node-doctor-debug-[0-9a-f]{8}\/node-doctor-node-a-[0-9a-f]{8} on node node-a: container ImagePullBackOff: Back-off pulling image "registry.example\/missing:1"\. .*--pod-image/)
     assert.deepEqual(api.objects().filter((o) => o.kind === 'Pod'), [])
+  })
+
+  it('--pod-namespace uses that namespace and creates none', async () => {
+    const before = api.requests.length
+    const r = await cli(['--pod-namespace', 'kube-system'])
+    // Exit 1: the rule deleted above is still missing; what matters is that the node was collected.
+    assert.equal(r.exitCode, 1, r.stderr)
+    assert.deepEqual((JSON.parse(r.stdout) as Report).collectionErrors, [])
+    const posts = api.requests.slice(before).filter((q) => q.method === 'POST')
+    assert.deepEqual(posts.map((q) => [q.resource, q.namespace]), [['pods', 'kube-system']])
   })
 })

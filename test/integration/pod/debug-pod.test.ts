@@ -259,6 +259,48 @@ describe('DebugPodTransport on a node that is a network namespace', {skip: netns
   })
 })
 
+describe('DebugPodTransport on a host without a shell (Talos, Bottlerocket)', {skip: netnsUnavailable()}, () => {
+  let ns: Netns
+  let api: FakeApiServer
+  let t: DebugPodTransport
+  const warnings: string[] = []
+  before(async () => {
+    ns = createNetns('ndt')
+    ns.exec(['iptables', '-t', 'nat', '-N', 'KUBE-SERVICES'])
+    api = await startFakeApiServer({objects: [node('node-t', '192.168.0.12', '10.0.2.0/24')], kubelet: {netns: {'node-t': ns.name}, hostsWithoutShell: ['node-t']}})
+    const access = loadKubeConfig({kubeconfig: api.kubeconfigPath}, {}, '/nonexistent')
+    t = new DebugPodTransport('node-t', new KubeClusterClient(access), access.kc, {pollIntervalMs: 20, warn: (m) => warnings.push(m)})
+  })
+  after(async () => {
+    await t?.close()
+    await api?.close()
+    ns?.destroy()
+  })
+
+  it("falls back once to the host's network with the pod's tools, says so, and reads the node's rules", async () => {
+    const [a, b] = await Promise.all([t.exec('iptables-save -t nat', {timeoutMs: 20_000}), t.exec('ip -o link show', {timeoutMs: 20_000})])
+    assert.equal(a.exitCode, 0, a.stderr)
+    assert.match(a.stdout, /^:KUBE-SERVICES - \[0:0\]$/m)
+    assert.deepEqual(b.stdout.trim().split('\n').map((l) => l.split(':')[1]!.trim()), ['lo'], "the node's own interfaces")
+    assert.equal(t.scope, 'host-network')
+    assert.equal(warnings.filter((w) => w.includes('the host has no shell')).length, 1, warnings.join('\n'))
+    const failed = api.execs.filter((e) => e.exitCode === 127)
+    const ran = api.execs.filter((e) => e.exitCode === 0)
+    assert.equal(failed.length, 2, 'each first try met the missing shell')
+    for (const e of failed) assert.ok(e.command.slice(0, e.command.indexOf('--')).includes('-m'))
+    assert.equal(ran.length, 2)
+    for (const e of ran) {
+      assert.deepEqual(e.command.slice(0, 8), ['nsenter', '-t', '1', '-u', '-i', '-n', '-p', '--'], 'no -m: the pod\'s own root')
+      assert.deepEqual(e.command.slice(8, 11), ['unshare', '-m', '--'])
+      assert.match(e.command.at(-2)!, /mount -o rbind "\/proc\/1\/root\/\$d" "\/\$d"/, "the host's directories bound over the image's")
+    }
+    // Later commands go straight to the fallback.
+    const before = api.execs.length
+    assert.equal((await t.exec('true', {timeoutMs: 20_000})).exitCode, 0)
+    assert.equal(api.execs.length, before + 1)
+  })
+})
+
 async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {

@@ -10,6 +10,8 @@ import {
   debugPodName,
   debugPodStartState,
   exitCodeFromStatus,
+  HOST_BOUND_DIRS,
+  hostHasNoShell,
   newRunId,
   nsenterArgv,
 } from '../../../../src/transports/pod/debug-pod.js'
@@ -87,8 +89,26 @@ describe('exitCodeFromStatus', () => {
 })
 
 describe('--via pod flags', () => {
-  it('default to the transport\'s image and namespace', () => {
+  it("default to the transport's image and to a namespace of the run's own (kube-system where none may be created)", () => {
     assert.equal(transportFlags['pod-image'].default, DEFAULT_POD_IMAGE)
-    assert.equal(transportFlags['pod-namespace'].default, DEFAULT_POD_NAMESPACE)
+    assert.equal(transportFlags['pod-namespace'].default, undefined)
+    assert.match(transportFlags['pod-namespace'].summary ?? '', new RegExp(`${DEFAULT_POD_NAMESPACE} where namespaces may not be created`))
+  })
+})
+
+describe('hosts without a shell', () => {
+  it('recognises util-linux and busybox nsenter failing to find sh, nothing else', () => {
+    assert.equal(hostHasNoShell({exitCode: 127, stderr: 'nsenter: failed to execute sh: No such file or directory\n'}), true)
+    assert.equal(hostHasNoShell({exitCode: 127, stderr: "nsenter: can't execute 'sh': No such file or directory\n"}), true)
+    assert.equal(hostHasNoShell({exitCode: 127, stderr: 'sh: iptables-save: not found\n'}), false, 'a tool missing on a host with a shell')
+    assert.equal(hostHasNoShell({exitCode: 1, stderr: 'nsenter: failed to execute sh: No such file or directory'}), false)
+  })
+
+  it("the host-network scope keeps the pod's mount namespace and binds the host's directories, passing the command as one word", () => {
+    const argv = nsenterArgv("cat '/etc/a b'", 'host-network')
+    assert.deepEqual(argv.slice(0, 11), ['nsenter', '-t', '1', '-u', '-i', '-n', '-p', '--', 'unshare', '-m', '--'])
+    assert.equal(argv.at(-1), "cat '/etc/a b'")
+    for (const d of HOST_BOUND_DIRS) assert.ok(argv.at(-2)!.includes(d))
+    assert.deepEqual(nsenterArgv('x'), ['nsenter', '-t', '1', '-m', '-u', '-i', '-n', '-p', '--', 'sh', '-c', 'x'])
   })
 })
