@@ -152,6 +152,11 @@ export interface FakeApiServer {
   remove(apiVersion: string, kind: string, name: string, namespace?: string): boolean
   objects(): KubeObject[]
   setDenyRules(rules: DenyRule[]): void
+  /**
+   * A validating admission webhook that denies every pod create (undefined: none). The refusal is kube-apiserver's:
+   * the webhook's Status code (400 when it gave none) and `admission webhook "NAME" denied the request: MESSAGE`.
+   */
+  setPodWebhookDenial(denial: {name: string; message: string; code?: number} | undefined): void
   setLatency(ms: number): void
   /** A kubeconfig spec pointing at this server, with the given user in place of the token user. */
   kubeconfigSpec(user?: Omit<UserSpec, 'name'> & {name?: string}, namespace?: string): KubeconfigSpec
@@ -539,6 +544,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   }
 
   /** POST to a collection: NamespaceLifecycle, Pod Security (pods), AlreadyExists, then the kubelet takes over. */
+  let podWebhookDenial: {name: string; message: string; code?: number} | undefined
   const create = async (rt: ResourceType, info: RequestInfo, req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord) => {
     if (info.name !== undefined) return sendJSON(res, 405, statusObject(405, 'the server does not allow this method on the requested resource', {}))
     let obj: KubeObject
@@ -567,6 +573,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       // The API server creates these itself; other namespaces must exist (NamespaceLifecycle admission).
       if (!ns && !['default', 'kube-system', 'kube-public', 'kube-node-lease'].includes(info.namespace!)) {
         return sendJSON(res, 404, statusObject(404, `namespaces "${info.namespace}" not found`, {name: info.namespace!, kind: 'namespaces'}))
+      }
+      if (rt.resource === 'pods' && podWebhookDenial) {
+        const code = podWebhookDenial.code ?? 400
+        return sendJSON(res, code, statusObject(code, `admission webhook "${podWebhookDenial.name}" denied the request: ${podWebhookDenial.message}`))
       }
       const enforce = ns?.obj.metadata.labels?.['pod-security.kubernetes.io/enforce']
       if (rt.resource === 'pods' && (enforce === 'baseline' || enforce === 'restricted')) {
@@ -882,6 +892,9 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     objects: () => [...store.values()].map((e) => structuredClone(e.obj)),
     setDenyRules(rules) {
       denyRules = [...rules]
+    },
+    setPodWebhookDenial(denial) {
+      podWebhookDenial = denial
     },
     setLatency(ms) {
       latencyMs = ms

@@ -182,6 +182,7 @@ export interface ExecStatus {
 export type DebugPodFailure =
   | 'create-refused'
   | 'pod-security'
+  | 'admission-webhook'
   | 'image-pull'
   | 'start-timeout'
   | 'pod-failed'
@@ -375,6 +376,18 @@ export class DebugPodTransport implements NodeTransport {
         'pod-security',
         `Pod Security admission refused it: ${message}`,
         `Namespace ${this.namespace} must allow privileged pods (kubectl label namespace ${this.namespace} pod-security.kubernetes.io/enforce=privileged --overwrite), or pass --pod-namespace with one that does.`,
+        err,
+      )
+    }
+    // Validating/mutating webhooks (Kyverno, Gatekeeper, cloud policies) answer `admission webhook "NAME" denied the request: WHY`.
+    // ValidatingAdmissionPolicies: `ValidatingAdmissionPolicy 'NAME' with binding 'B' denied request: WHY`.
+    const webhook = /admission webhook "([^"]+)" denied the request/.exec(message) ?? /(ValidatingAdmissionPolicy '[^']+')(?: with binding '[^']+')? denied request/.exec(message)
+    if (webhook) {
+      return this.fail(
+        'admission-webhook',
+        `${webhook[1]!.startsWith('ValidatingAdmissionPolicy') ? webhook[1] : `the admission webhook ${webhook[1]}`} refused it: ${message}`,
+        `A policy refuses privileged pods with host namespaces in ${this.namespace}. Ask for an exception for pods labelled ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE} ` +
+          '(or pass --pod-namespace with a namespace the policy exempts), or reach the nodes with --via ssh.',
         err,
       )
     }

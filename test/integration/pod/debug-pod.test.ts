@@ -158,7 +158,7 @@ describe('DebugPodTransport', () => {
     }
   })
 
-  it('surfaces why a pod never runs: unpullable image, Pod Security, unknown node, missing namespace; and deletes it', async () => {
+  it('surfaces why a pod never runs: unpullable image, Pod Security, an admission webhook, unknown node, missing namespace; and deletes it', async () => {
     const pull = transport('node-a', {image: 'registry.example/missing:1'})
     await assert.rejects(pull.start(), (err: unknown) => {
       assert.ok(err instanceof DebugPodError)
@@ -180,6 +180,20 @@ describe('DebugPodTransport', () => {
       assert.match(err.hint ?? '', /kubectl label namespace locked pod-security.kubernetes.io\/enforce=privileged/)
       return true
     })
+
+    api.setPodWebhookDenial({name: 'validation.gatekeeper.sh', message: '[k8spspprivileged] Privileged container is not allowed: node-doctor', code: 403})
+    try {
+      const policy = transport('node-a', {namespace: 'tools'})
+      await assert.rejects(policy.start(), (err: unknown) => {
+        assert.ok(err instanceof DebugPodError)
+        assert.equal(err.reason, 'admission-webhook')
+        assert.match(err.message, /the admission webhook validation.gatekeeper.sh refused it: admission webhook "validation.gatekeeper.sh" denied the request: \[k8spspprivileged\] Privileged container is not allowed/)
+        assert.match(err.hint ?? '', /app.kubernetes.io\/managed-by=node-doctor.*--via ssh/)
+        return true
+      })
+    } finally {
+      api.setPodWebhookDenial(undefined)
+    }
 
     const lost = transport('node-gone', {startTimeoutMs: 300})
     await assert.rejects(lost.start(), (err: unknown) => {
