@@ -1,5 +1,6 @@
 // What to collect from a node, as data. Each item is a fixed command (no interpolation of API data) or a file.
 import {type Area, AREAS} from '../model/report.js'
+import {CONNTRACK_STATS_SEPARATOR} from '../parse/conntrack.js'
 import {shellJoin} from './shell.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
@@ -180,12 +181,23 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
       'net.bridge.bridge-nf-call-ip6tables',
       'net.netfilter.nf_conntrack_tcp_be_liberal',
       'net.ipv4.vs.conntrack',
+      'net.netfilter.nf_conntrack_count',
+      'net.netfilter.nf_conntrack_max',
     ],
     // routes: the node forwarding prerequisites (checks/node) read ip_forward and the br_netfilter keys.
-    ['proxy-mode', 'iptables', 'ipvs', 'routes'],
+    // conntrack: the table's fill (count vs max, CT-002) and kube-proxy's conntrack settings (CT-004).
+    ['proxy-mode', 'iptables', 'ipvs', 'routes', 'conntrack'],
   ),
   item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
   item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
+  // Two reads of the per-CPU conntrack counters 2 s apart (CT-003 judges insert_failed/drop/early_drop as growing).
+  item(
+    'conntrack-stats',
+    'per-CPU conntrack statistics, read twice 2 s apart',
+    ['sh', '-c', `conntrack -S && sleep 2 && echo '${CONNTRACK_STATS_SEPARATOR}' && conntrack -S`],
+    ['conntrack'],
+    {tool: 'conntrack'},
+  ),
   // Calico's BGP sessions (BIRD's protocol table through its control socket, which calico-node keeps on the host),
   // and calicoctl's summary as the fallback where no BIRD client is installed.
   item('bird-protocols', 'Calico BGP peers (BIRD, IPv4)', birdShowProtocols('/var/run/calico/bird.ctl'), ['routes'], {tool: 'birdcl'}),

@@ -124,3 +124,71 @@ export function parseConntrack(text: string): ConntrackEntry[] {
 export function isDestinationNatted(e: ConntrackEntry): boolean {
   return e.reply.src !== e.original.dst || (e.reply.sport !== undefined && e.original.dport !== undefined && e.reply.sport !== e.original.dport)
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// `conntrack -S`: the kernel's per-CPU conntrack statistics (ctnetlink's CPU stats dump), one line per CPU, e.g.
+//   cpu=0   	found=0 invalid=12 insert=0 insert_failed=3 drop=0 early_drop=0 error=0 search_restart=4 clash_resolve=2 chaintoolong=0
+// Which counters appear depends on the kernel (older ones also print entries=, searched=, new=, delete=, ...): every
+// key=value is kept. The `conntrack-stats` plan item reads it twice a few seconds apart, the reads separated by
+// CONNTRACK_STATS_SEPARATOR, so that a counter can be judged as growing and not only as non-zero since boot.
+
+/** The line the `conntrack-stats` plan item prints between its two reads. */
+export const CONNTRACK_STATS_SEPARATOR = '# node-doctor: second read'
+
+export interface ConntrackCpuStats {
+  cpu: number
+  counters: Record<string, number>
+  line: number
+}
+
+/** One `conntrack -S` read: a line per CPU. */
+export interface ConntrackStatsRead {
+  cpus: ConntrackCpuStats[]
+}
+
+/** The per-CPU reads in the order they were taken (one or two). */
+export interface ConntrackStats {
+  reads: ConntrackStatsRead[]
+}
+
+const STATS_LINE = /^cpu=(\d+)\s+(.*)$/
+
+/**
+ * Parses one or more `conntrack -S` reads separated by CONNTRACK_STATS_SEPARATOR lines. The global form some
+ * versions print for `conntrack -S` without per-CPU support (`entries N` lines) is not accepted. Throws ParseError
+ * naming the first line that is neither a CPU line, a separator nor blank.
+ */
+export function parseConntrackStats(text: string): ConntrackStats {
+  const reads: ConntrackStatsRead[] = [{cpus: []}]
+  text.split(/\r?\n/).forEach((raw, idx) => {
+    const line = raw.trim()
+    if (line === '') return
+    if (line === CONNTRACK_STATS_SEPARATOR) {
+      reads.push({cpus: []})
+      return
+    }
+    const m = STATS_LINE.exec(line)
+    if (!m) throw new ParseError(`not a conntrack -S line (expected "cpu=N key=value ..."): ${JSON.stringify(line.slice(0, 60))}`, idx + 1)
+    const counters: Record<string, number> = Object.create(null) as Record<string, number>
+    for (const w of (m[2] ?? '').split(/\s+/)) {
+      if (w === '') continue
+      const kv = /^([a-z_]+)=(\d+)$/.exec(w)
+      if (!kv) throw new ParseError(`unexpected word ${JSON.stringify(w)} in a conntrack -S line`, idx + 1)
+      counters[kv[1] ?? ''] = Number(kv[2])
+    }
+    reads.at(-1)!.cpus.push({cpu: Number(m[1]), counters, line: idx + 1})
+  })
+  const filled = reads.filter((r) => r.cpus.length > 0)
+  if (filled.length === 0 && text.trim() !== '') throw new ParseError('no conntrack -S CPU lines', 1)
+  return {reads: filled}
+}
+
+/** A counter summed over the CPUs of one read; undefined when no CPU line has it. */
+export function conntrackCounterTotal(read: ConntrackStatsRead, counter: string): number | undefined {
+  let total: number | undefined
+  for (const c of read.cpus) {
+    const v = c.counters[counter]
+    if (v !== undefined) total = (total ?? 0) + v
+  }
+  return total
+}
