@@ -77,18 +77,21 @@ export const CT_MAX_BELOW_KUBE_PROXY: CheckSpec = {
 const SYSCTLS = factKey<Parsed<Sysctls>>('conntrack: parsed sysctls')
 const STATS = factKey<Parsed<ConntrackStats>>('conntrack: parsed conntrack -S reads')
 
+/** A parse turned into a value or the problem that stopped it. */
+function parseOnce<T>(artifact: string, parse: () => T): Parsed<T> {
+  try {
+    return {ok: true, value: parse()}
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err))
+    return {ok: false, problem: {artifact, reason: e.message}, error: e}
+  }
+}
+
 function sysctls(ctx: CheckContext): {ok: true; value: Sysctls} | {ok: false; reason: string} {
   const facts = factsOf(ctx)
   const text = facts.text('sysctls')
   if (text === undefined) return {ok: false, reason: 'missing input: sysctls'}
-  const p = facts.derive(SYSCTLS, () => {
-    try {
-      return {ok: true, value: parseSysctl(text, {source: 'sysctls'})}
-    } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err))
-      return {ok: false, problem: {artifact: 'sysctls', reason: e.message}, error: e}
-    }
-  })
+  const p = facts.derive(SYSCTLS, () => parseOnce('sysctls', () => parseSysctl(text, {source: 'sysctls'})))
   return p.ok ? p : {ok: false, reason: `the sysctls output could not be parsed: ${p.problem.reason}`}
 }
 
@@ -141,14 +144,7 @@ export function checkDrops(ctx: CheckContext): CheckOutcome {
   const facts = factsOf(ctx)
   const text = facts.text('conntrack-stats')
   if (text === undefined) return {status: 'skipped', reason: 'missing input: conntrack-stats'}
-  const parsed = facts.derive(STATS, () => {
-    try {
-      return {ok: true, value: parseConntrackStats(text)}
-    } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err))
-      return {ok: false, problem: {artifact: 'conntrack-stats', reason: e.message}, error: e}
-    }
-  })
+  const parsed = facts.derive(STATS, () => parseOnce('conntrack-stats', () => parseConntrackStats(text)))
   if (!parsed.ok) return {status: 'skipped', reason: `the conntrack -S output could not be parsed: ${parsed.problem.reason}`}
   const [first, second] = parsed.value.reads
   if (!first || !second) return {status: 'skipped', reason: 'cannot tell: conntrack -S was read once, not twice, so no counter can be seen growing'}
