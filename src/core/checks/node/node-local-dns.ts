@@ -17,7 +17,7 @@ export const NODE_LOCAL_DNS: CheckSpec = {
     'Only where a node-local-dns DaemonSet runs in kube-system (name node-local-dns/nodelocaldns or label k8s-app=node-local-dns). Its `-localip` addresses ' +
     '(from the container args; 169.254.20.10 and the kube-dns ClusterIP in the upstream manifest) against the node\'s addresses (`ip -j addr show`, the ' +
     '`nodelocaldns` link); for each IPv4 one, the NOTRACK rules node-cache installs in the raw table of `iptables-save` (PREROUTING, `-d IP --dport 53` for udp and tcp); ' +
-    "and in IPVS mode the kubelet's clusterDNS. Not judged when the DaemonSet runs with `-setupiptables=false` (rules), or for IPv6 listen addresses (ip6tables).",
+    "in IPVS mode the kubelet's clusterDNS; in nftables mode an info finding (node-cache programs iptables rules only, kubernetes/dns#682). Not judged when the DaemonSet runs with `-setupiptables=false` (rules), or for IPv6 listen addresses (ip6tables).",
   why:
     'node-local-dns answers pods on a link-local address bound to a dummy interface on each node. Without the address bound, queries to it go nowhere; without ' +
     'the NOTRACK rules the queries are conntracked again (the DNS conntrack races it exists to avoid come back) and, where the kube-dns ClusterIP is one of its ' +
@@ -131,6 +131,17 @@ export function checkNodeLocalDns(ctx: CheckContext): CheckOutcome {
         })
       }
     }
+  }
+  // nftables mode: node-cache programs iptables rules only, and kubernetes/dns#682 (open) asks for nftables support.
+  if (facts.proxyMode === 'nftables') {
+    findings.push({
+      message:
+        "kube-proxy runs nftables mode, for which node-local-dns has no documented support: node-cache programs only iptables rules (kubernetes/dns#682, open). " +
+        `Check that pods' queries to ${args.localIPs.join(', ')} are answered by the local cache`,
+      subject: {kind: 'DaemonSet', name: ds.metadata.name, namespace: 'kube-system'},
+      evidence: [dsRef, 'kube-proxy mode: nftables'],
+      severity: 'info',
+    })
   }
   if (findings.length > 0) return {status: 'failed', findings}
   if (unknown.length > 0) return {status: 'skipped', reason: `cannot tell: ${unknown.join('; ')}`}

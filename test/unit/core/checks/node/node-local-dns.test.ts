@@ -74,4 +74,13 @@ describe('NODE-021 node-local-dns', () => {
     local.artifacts['kubelet-config']!.content = local.artifacts['kubelet-config']!.content.replace('172.30.0.10', '169.254.20.10')
     assert.equal(checkNodeLocalDns({cluster, node: local}).status, 'passed')
   })
+
+  it('nftables mode: an info finding on the unsupported combination (kubernetes/dns#682), beside nothing else on a wired node', async () => {
+    const {cluster, node} = await load('bridge-ok')
+    const nft = structuredClone(node)
+    nft.artifacts['proxy-mode'] = {id: 'proxy-mode', source: 'proxy-mode', exitCode: 0, content: 'nftables'}
+    const out = checkNodeLocalDns({cluster, node: nft})
+    assert.deepEqual(out.status === 'failed' ? out.findings.map((f) => [f.severity, f.subject.kind]) : out, [['info', 'DaemonSet']])
+    assert.match(messages(out)[0]!, /kubernetes\/dns#682/)
+  })
 })
