@@ -9,10 +9,17 @@
 // the fixture uses a bridge of that name (the checks read only its name and addresses). The artifacts are the real
 // outputs of `ip -j -d link show`, `ip -j addr show` and `iptables-save` in the namespace. The cluster is the iptables
 // checks' clean bundle, plus the upstream node-local-dns DaemonSet (args as in its nodelocaldns.yaml) for NODE-021.
+// Kernel modules (NODE-022): the plan's own `modules-available` script runs for real, in a mount namespace where an
+// overlay on /usr/lib adds a modules directory for the running kernel (modules.builtin, modules.dep in the kernel's
+// format: `kernel/net/netfilter/nf_tables.ko.zst: kernel/net/netfilter/nfnetlink.ko.zst`), since this test kernel is
+// built without loadable modules and has no /lib/modules at all; /sys/module is the real one.
 // Needs root. Run: node --import tsx scripts/make-node-datapath-fixtures.ts
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
+import {MODULES_PROBED} from '../src/core/parse/kernel-modules.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
 import type {Artifact} from '../src/core/model/snapshot.js'
 import type {DaemonSet} from '../src/core/model/k8s.js'
@@ -29,13 +36,36 @@ interface Case {
   dir: string
   hairpin: boolean
   nodeLocalDns?: {notrack: boolean}
+  /** Modules left out of the constructed modules.dep (absent for the running kernel). */
+  modulesAbsent?: string[]
+  /** Lines appended to the kube-proxy ConfigMap's config.conf. */
+  kubeProxyConfig?: string
 }
 
 const CASES: Case[] = [
-  {dir: 'bridge-ok', hairpin: true, nodeLocalDns: {notrack: true}},
+  {dir: 'bridge-ok', hairpin: true, nodeLocalDns: {notrack: true}, modulesAbsent: []},
   {dir: 'hairpin-off', hairpin: false},
   {dir: 'nodelocaldns-notrack-missing', hairpin: true, nodeLocalDns: {notrack: false}},
+  // The ConfigMap was switched to nftables (kube-proxy still runs iptables until it restarts) on a kernel without nf_tables.
+  {dir: 'modules-nft-absent', hairpin: true, modulesAbsent: ['nf_tables'], kubeProxyConfig: 'mode: nftables\n'},
 ]
+
+/** Runs the plan's `modules-available` command with a modules directory for the running kernel overlaid on /usr/lib. */
+function modulesAvailable(absent: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'nd-mods-'))
+  try {
+    const release = execFileSync('uname', ['-r'], {encoding: 'utf8'}).trim()
+    const kdir = join(dir, 'modules', release)
+    mkdirSync(kdir, {recursive: true})
+    const path = (m: string) => `kernel/net/netfilter/${m.startsWith('ip_vs') ? 'ipvs/' : ''}${m}.ko.zst`
+    writeFileSync(join(kdir, 'modules.builtin'), 'kernel/net/ipv4/netfilter/nf_defrag_ipv4.ko\n')
+    writeFileSync(join(kdir, 'modules.dep'), MODULES_PROBED.filter((m) => !absent.includes(m)).map((m) => `${path(m)}: kernel/net/netfilter/nfnetlink.ko.zst\n`).join(''))
+    const argv = COLLECTION_PLAN.find((p) => p.id === 'modules-available')!.argv
+    return execFileSync('unshare', ['-m', 'sh', '-c', `mount -t overlay overlay -o lowerdir=${dir}:/usr/lib /usr/lib && exec "$@"`, 'sh', ...argv], {encoding: 'utf8'})
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
 
 function inNs(ns: string, argv: string[], input?: string): string {
   return execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe']})
@@ -82,6 +112,7 @@ function capture(c: Case): NodeSnapshot {
       'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
       'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
     }
+    if (c.modulesAbsent) n.artifacts['modules-available'] = artifact('modules-available', 'sh -c <modules-available script>', modulesAvailable(c.modulesAbsent))
     return n
   } finally {
     execFileSync('ip', ['netns', 'del', ns])
@@ -104,6 +135,7 @@ function nodeLocalDnsDaemonSet(): DaemonSet {
 function clusterFor(c: Case): ClusterSnapshot {
   const cluster = structuredClone(base.cluster)
   if (c.nodeLocalDns) cluster.daemonSets = [...cluster.daemonSets, nodeLocalDnsDaemonSet()]
+  if (c.kubeProxyConfig) for (const cm of cluster.configMaps) if (cm.data?.['config.conf'] !== undefined) cm.data['config.conf'] = cm.data['config.conf'].replace(/^mode: .*\n/m, '') + c.kubeProxyConfig
   return cluster
 }
 
@@ -117,6 +149,7 @@ for (const c of CASES) {
 const cases = {
   'NODE-020': {fire: 'hairpin-off', quiet: 'bridge-ok', node: 'node-a'},
   'NODE-021': {fire: 'nodelocaldns-notrack-missing', quiet: 'bridge-ok', node: 'node-a'},
+  'NODE-022': {fire: 'modules-nft-absent', quiet: 'bridge-ok', node: 'node-a'},
 }
 mkdirSync(ROOT, {recursive: true})
 writeFileSync(join(ROOT, 'cases.json'), JSON.stringify(cases, null, 2) + '\n')

@@ -74,6 +74,7 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   'kube-proxy-healthz': HOST_NET,
   'kube-proxy-configz': HOST_NET,
   modules: {},
+  'modules-available': {unavailable: 'the module check reads /lib/modules of the host, which the agent does not mount; /proc/modules (the modules artifact) is still read'},
   sysctls: HOST_NET,
   nfacct: NETLINK_ADMIN,
   'conntrack-udp': NETLINK_ADMIN,

@@ -1,6 +1,7 @@
 // What to collect from a node, as data. Each item is a fixed command (no interpolation of API data) or a file.
 import {type Area, AREAS} from '../model/report.js'
 import {CONNTRACK_STATS_SEPARATOR} from '../parse/conntrack.js'
+import {modulesAvailableScript} from '../parse/kernel-modules.js'
 import {shellJoin} from './shell.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
@@ -169,6 +170,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('kube-proxy-configz', "kube-proxy's running configuration", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/configz`], ['proxy-mode', 'iptables', 'ipvs', 'nftables']),
   item('kube-proxy-healthz', 'kube-proxy health', ['curl', '-sS', '--max-time', '5', 'http://127.0.0.1:10256/healthz'], ['proxy-mode']),
   item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs', 'routes']),
+  // Whether each module kube-proxy's modes use is loaded, built in or installed for the running kernel (NODE-022).
+  item('modules-available', "kernel modules kube-proxy's modes use: loaded, built in, loadable or absent", ['sh', '-c', modulesAvailableScript()], ['proxy-mode'], {tool: 'sh'}),
   item(
     'sysctls',
     'networking sysctls',

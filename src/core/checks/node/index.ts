@@ -3,6 +3,7 @@
 import type {Check} from '../types.js'
 import {checkBridgeNetfilter, checkForwardDrop, checkIpForward, checkRouteLocalnet} from './prereqs.js'
 import {checkHairpin, NODE_HAIRPIN} from './hairpin.js'
+import {checkModules, NODE_MODULES} from './modules.js'
 import {checkNodeLocalDns, NODE_LOCAL_DNS} from './node-local-dns.js'
 import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LOCALNET} from './specs.js'
 
@@ -13,4 +14,5 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_ROUTE_LOCALNET, when: {servicesOwner: ['kube-proxy']}, run: checkRouteLocalnet},
   {spec: NODE_HAIRPIN, run: checkHairpin},
   {spec: NODE_LOCAL_DNS, run: checkNodeLocalDns},
+  {spec: NODE_MODULES, when: {servicesOwner: ['kube-proxy']}, run: checkModules},
 ]
