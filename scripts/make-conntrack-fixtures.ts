@@ -5,8 +5,9 @@
 // filled with real UDP flows to loopback from one socket (distinct destination ports, so one entry each, UNREPLIED),
 // and the artifacts are the plan's own commands run inside it: the `sysctls` item (nf_conntrack_count is per network
 // namespace; nf_conntrack_max is the host's, read-only in a namespace on this kernel, so the table is filled to a
-// share of it) and the `conntrack-stats` item (two `conntrack -S` reads 2 s apart). The drops case keeps sending while
-// the table is full, so early_drop really grows between the two reads. The cluster is the iptables checks' clean
+// share of it) and the `conntrack-stats`/`conntrack-stats-end` items (`conntrack -S` after the uptime, read 1.5 s
+// apart here as a node's collection would space them). The drops case keeps sending while the table is full, so
+// early_drop really grows between the two reads. The cluster is the iptables checks' clean
 // bundle with the Node's status.capacity.cpu set to this host's CPU count (the kubelet reports it; conntrack -S prints
 // one line per CPU here too); the CT-004 fire case sets conntrack.min in the kube-proxy ConfigMap above the node's limit.
 // Needs root and about 100 MB of kernel memory for a moment. Run: node --import tsx scripts/make-conntrack-fixtures.ts
@@ -29,7 +30,7 @@ interface Case {
   dir: string
   /** Share of nf_conntrack_max to fill with flows (absolute count when >= 1). */
   fill: number
-  /** Keep sending while conntrack-stats runs (the table is full: early_drop grows). */
+  /** Keep sending between the two conntrack -S reads (the table is full: early_drop grows). */
   keepSending?: boolean
   /** Lines appended to the kube-proxy ConfigMap's config.conf, given the node's nf_conntrack_max. */
   kubeProxyConfig?: (max: number) => string
@@ -74,16 +75,30 @@ async function capture(c: Case): Promise<{node: NodeSnapshot; max: number}> {
     const max = Number(/nf_conntrack_max = (\d+)/.exec(inNs(ns, ['sysctl', 'net.netfilter.nf_conntrack_max']))![1])
     const flows = c.fill > 1 ? c.fill : Math.ceil(max * c.fill)
     inNs(ns, ['node', SENDER, String(flows)])
-    let stats: string
+    const pause = () => new Promise((r) => setTimeout(r, 1500))
+    const statsArgv = argvOf('conntrack-stats')
+    let first: string
+    let last: string
     if (c.keepSending) {
       const sender = spawn('ip', ['netns', 'exec', ns, 'node', SENDER, 'forever'], {stdio: 'ignore'})
-      await new Promise((r) => setTimeout(r, 500))
-      stats = inNs(ns, argvOf('conntrack-stats'))
+      await new Promise((r) => setTimeout(r, 300))
+      first = inNs(ns, statsArgv)
+      await pause()
+      last = inNs(ns, argvOf('conntrack-stats-end'))
       sender.kill('SIGTERM')
       await new Promise((r) => sender.once('exit', r))
-    } else stats = inNs(ns, argvOf('conntrack-stats'))
+    } else {
+      first = inNs(ns, statsArgv)
+      await pause()
+      last = inNs(ns, argvOf('conntrack-stats-end'))
+    }
     const n = structuredClone(base.nodes[0]!)
-    n.artifacts = {...n.artifacts, sysctls: artifact('sysctls', inNs(ns, argvOf('sysctls'))), 'conntrack-stats': artifact('conntrack-stats', stats)}
+    n.artifacts = {
+      ...n.artifacts,
+      sysctls: artifact('sysctls', inNs(ns, argvOf('sysctls'))),
+      'conntrack-stats': artifact('conntrack-stats', first),
+      'conntrack-stats-end': artifact('conntrack-stats-end', last),
+    }
     return {node: n, max}
   } finally {
     execFileSync('ip', ['netns', 'del', ns])

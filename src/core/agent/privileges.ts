@@ -79,6 +79,7 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   nfacct: NETLINK_ADMIN,
   'conntrack-udp': NETLINK_ADMIN,
   'conntrack-stats': NETLINK_ADMIN,
+  'conntrack-stats-end': NETLINK_ADMIN,
   'bird-protocols': {unavailable: "Calico's BIRD client (birdcl) is not in the agent image; use --via ssh or --via pod for BGP peer state"},
   'bird6-protocols': {unavailable: "Calico's BIRD client (birdcl) is not in the agent image; use --via ssh or --via pod for BGP peer state"},
   'calico-node-status': {unavailable: 'calicoctl is not in the agent image; use --via ssh or --via pod for calicoctl node status'},

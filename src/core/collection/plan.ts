@@ -1,6 +1,6 @@
 // What to collect from a node, as data. Each item is a fixed command (no interpolation of API data) or a file.
 import {type Area, AREAS} from '../model/report.js'
-import {CONNTRACK_STATS_SEPARATOR} from '../parse/conntrack.js'
+import {CONNTRACK_STATS_STAMP} from '../parse/conntrack.js'
 import {modulesAvailableScript} from '../parse/kernel-modules.js'
 import {shellJoin} from './shell.js'
 
@@ -137,10 +137,17 @@ export function layoutDiscoveryScript(): string {
   ].join('\n')
 }
 
-/** The full plan. Order matters only for readability of bundles. */
+/**
+ * `conntrack -S` after a stamp with the node's uptime. The plan reads it first and last (CT-003 compares the two
+ * reads: the node's own collection is the interval, so no sleep is added to any node's time).
+ */
+const CONNTRACK_STATS_ARGV = ['sh', '-c', `read up _ </proc/uptime; echo "${CONNTRACK_STATS_STAMP} $up"; exec conntrack -S`]
+
+/** The full plan. Order matters only for readability of bundles, and for the two conntrack-stats reads (first and last). */
 export const COLLECTION_PLAN: readonly PlanItem[] = [
   // What runs where (distribution, kubelet, kube-proxy, runtime, CNI): read by core/layout for every area.
   item('layout', 'layout discovery: processes, well-known paths, CNI configs and links', ['sh', '-c', layoutDiscoveryScript()], [...AREAS], {tool: 'sh'}),
+  item('conntrack-stats', 'per-CPU conntrack counters, first read (with the uptime)', CONNTRACK_STATS_ARGV, ['conntrack'], {tool: 'conntrack'}),
   item('uname', 'kernel release', ['uname', '-r'], ['proxy-mode', 'nftables', 'kubelet']),
   item('iptables-version', 'iptables version and backend', ['iptables', '--version'], ['iptables', 'proxy-mode']),
   item('iptables-save', 'IPv4 iptables rules', ['iptables-save'], ['iptables', 'proxy-mode', 'ipvs'], {required: true}),
@@ -193,14 +200,6 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   ),
   item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
   item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
-  // Two reads of the per-CPU conntrack counters 2 s apart (CT-003 judges insert_failed/drop/early_drop as growing).
-  item(
-    'conntrack-stats',
-    'per-CPU conntrack statistics, read twice 2 s apart',
-    ['sh', '-c', `conntrack -S && sleep 2 && echo '${CONNTRACK_STATS_SEPARATOR}' && conntrack -S`],
-    ['conntrack'],
-    {tool: 'conntrack'},
-  ),
   // Calico's BGP sessions (BIRD's protocol table through its control socket, which calico-node keeps on the host),
   // and calicoctl's summary as the fallback where no BIRD client is installed.
   item('bird-protocols', 'Calico BGP peers (BIRD, IPv4)', birdShowProtocols('/var/run/calico/bird.ctl'), ['routes'], {tool: 'birdcl'}),
@@ -243,6 +242,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     ['proxy-mode', 'iptables', 'ipvs', 'nftables'],
     {tool: 'sh'},
   ),
+  // Second read of the conntrack counters, last so that the collection in between is the interval (CT-003).
+  item('conntrack-stats-end', 'per-CPU conntrack counters, second read (with the uptime)', CONNTRACK_STATS_ARGV, ['conntrack'], {tool: 'conntrack'}),
 ]
 
 /** The plan items needed for the given areas (all when none given). */

@@ -129,11 +129,13 @@ export function isDestinationNatted(e: ConntrackEntry): boolean {
 // `conntrack -S`: the kernel's per-CPU conntrack statistics (ctnetlink's CPU stats dump), one line per CPU, e.g.
 //   cpu=0   	found=0 invalid=12 insert=0 insert_failed=3 drop=0 early_drop=0 error=0 search_restart=4 clash_resolve=2 chaintoolong=0
 // Which counters appear depends on the kernel (older ones also print entries=, searched=, new=, delete=, ...): every
-// key=value is kept. The `conntrack-stats` plan item reads it twice a few seconds apart, the reads separated by
-// CONNTRACK_STATS_SEPARATOR, so that a counter can be judged as growing and not only as non-zero since boot.
+// key=value is kept. The plan reads it twice, once at the start and once at the end of a node's collection (the
+// `conntrack-stats` and `conntrack-stats-end` items: no sleep, the collection itself is the interval), each read after
+// a CONNTRACK_STATS_STAMP line with the node's uptime, so that a counter can be judged as growing over a known time
+// and not only as non-zero since boot.
 
-/** The line the `conntrack-stats` plan item prints between its two reads. */
-export const CONNTRACK_STATS_SEPARATOR = '# node-doctor: second read'
+/** The line each read starts with: `# node-doctor: uptime 12345.67` (the first field of /proc/uptime). */
+export const CONNTRACK_STATS_STAMP = '# node-doctor: uptime'
 
 export interface ConntrackCpuStats {
   cpu: number
@@ -141,12 +143,13 @@ export interface ConntrackCpuStats {
   line: number
 }
 
-/** One `conntrack -S` read: a line per CPU. */
+/** One `conntrack -S` read: a line per CPU, and the node's uptime (seconds) when it was taken, when printed. */
 export interface ConntrackStatsRead {
+  uptime?: number
   cpus: ConntrackCpuStats[]
 }
 
-/** The per-CPU reads in the order they were taken (one or two). */
+/** The reads in one artifact, in order (the plan items print one each; a hand-made file may hold several). */
 export interface ConntrackStats {
   reads: ConntrackStatsRead[]
 }
@@ -154,17 +157,21 @@ export interface ConntrackStats {
 const STATS_LINE = /^cpu=(\d+)\s+(.*)$/
 
 /**
- * Parses one or more `conntrack -S` reads separated by CONNTRACK_STATS_SEPARATOR lines. The global form some
- * versions print for `conntrack -S` without per-CPU support (`entries N` lines) is not accepted. Throws ParseError
- * naming the first line that is neither a CPU line, a separator nor blank.
+ * Parses `conntrack -S` reads, each optionally after a CONNTRACK_STATS_STAMP line (a stamp starts a new read). The
+ * global form some versions print without per-CPU support (`entries N` lines) is not accepted. Throws ParseError
+ * naming the first line that is neither a CPU line, a stamp nor blank.
  */
 export function parseConntrackStats(text: string): ConntrackStats {
   const reads: ConntrackStatsRead[] = [{cpus: []}]
   text.split(/\r?\n/).forEach((raw, idx) => {
     const line = raw.trim()
     if (line === '') return
-    if (line === CONNTRACK_STATS_SEPARATOR) {
-      reads.push({cpus: []})
+    if (line.startsWith(CONNTRACK_STATS_STAMP)) {
+      const up = Number(line.slice(CONNTRACK_STATS_STAMP.length).trim())
+      if (!Number.isFinite(up)) throw new ParseError(`not an uptime: ${JSON.stringify(line.slice(0, 60))}`, idx + 1)
+      const cur = reads.at(-1)!
+      if (cur.cpus.length > 0 || cur.uptime !== undefined) reads.push({uptime: up, cpus: []})
+      else cur.uptime = up
       return
     }
     const m = STATS_LINE.exec(line)

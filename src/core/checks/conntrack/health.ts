@@ -5,7 +5,7 @@
 import {factKey} from '../../facts/node-facts.js'
 import type {Parsed} from '../../facts/types.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
-import {type ConntrackStats, conntrackCounterTotal, parseConntrackStats} from '../../parse/conntrack.js'
+import {type ConntrackStats, type ConntrackStatsRead, conntrackCounterTotal, parseConntrackStats} from '../../parse/conntrack.js'
 import {parseSysctl, type Sysctls, sysctlValue} from '../../parse/sysctl.js'
 import type {CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
@@ -39,8 +39,9 @@ export const CT_DROPS: CheckSpec = {
   severity: 'warning',
   title: 'conntrack is failing inserts or dropping packets right now (insert_failed, drop or early_drop growing)',
   looksAt:
-    "The per-CPU counters of `conntrack -S`, read twice 2 s apart by the `conntrack-stats` plan item, summed over the CPUs: `insert_failed`, `drop` and `early_drop` " +
-    'that grew between the two reads. Counters that are non-zero but did not move are history since boot (or since the counters wrapped) and raise nothing.',
+    "The per-CPU counters of `conntrack -S`, read at the start and at the end of the node's collection (the `conntrack-stats` and `conntrack-stats-end` plan items, " +
+    "each stamped with the node's uptime), summed over the CPUs: `insert_failed`, `drop` and `early_drop` that grew between the two reads. Counters that are non-zero " +
+    'but did not move are history since boot and raise nothing; a collection too short for anything to happen simply finds nothing.',
   why:
     '`insert_failed` growing means packets lose the race to insert their conntrack entry: two UDP packets of one socket sent at once (glibc sends the A and AAAA ' +
     'queries together) and one of them is dropped, the classic 5 s DNS stall (kubernetes/kubernetes#56903). `early_drop` growing means the table is full and ' +
@@ -49,7 +50,7 @@ export const CT_DROPS: CheckSpec = {
     'For insert_failed on DNS: `options single-request-reopen` (glibc) or `use-vc` in the pods\' dnsConfig, node-local-dns (which avoids conntrack for DNS), or a kernel ' +
     'with the clash-resolution fixes (5.0+). For drop/early_drop: see CT-002 (raise `net.netfilter.nf_conntrack_max`, find who fills the table). ' +
     'Watch the counters with `conntrack -S` (or `cat /proc/net/stat/nf_conntrack`).',
-  requires: ['conntrack-stats'],
+  requires: ['conntrack-stats', 'conntrack-stats-end'],
 }
 
 export const CT_MAX_BELOW_KUBE_PROXY: CheckSpec = {
@@ -75,7 +76,8 @@ export const CT_MAX_BELOW_KUBE_PROXY: CheckSpec = {
 }
 
 const SYSCTLS = factKey<Parsed<Sysctls>>('conntrack: parsed sysctls')
-const STATS = factKey<Parsed<ConntrackStats>>('conntrack: parsed conntrack -S reads')
+const STATS = factKey<Parsed<ConntrackStats>>('conntrack: parsed conntrack -S, first read')
+const STATS_END = factKey<Parsed<ConntrackStats>>('conntrack: parsed conntrack -S, last read')
 
 /** A parse turned into a value or the problem that stopped it. */
 function parseOnce<T>(artifact: string, parse: () => T): Parsed<T> {
@@ -140,14 +142,27 @@ const WATCHED: ReadonlyArray<{counter: string; severity: 'error' | 'warning'; me
   {counter: 'insert_failed', severity: 'warning', meaning: 'packets lost the race to insert their entry and were dropped (the 5 s DNS stall)'},
 ]
 
-export function checkDrops(ctx: CheckContext): CheckOutcome {
+/** The first read of an artifact's `conntrack -S` output, or why there is none. */
+function statsRead(ctx: CheckContext, id: 'conntrack-stats' | 'conntrack-stats-end'): {ok: true; read: ConntrackStatsRead} | {ok: false; reason: string} {
   const facts = factsOf(ctx)
-  const text = facts.text('conntrack-stats')
-  if (text === undefined) return {status: 'skipped', reason: 'missing input: conntrack-stats'}
-  const parsed = facts.derive(STATS, () => parseOnce('conntrack-stats', () => parseConntrackStats(text)))
-  if (!parsed.ok) return {status: 'skipped', reason: `the conntrack -S output could not be parsed: ${parsed.problem.reason}`}
-  const [first, second] = parsed.value.reads
-  if (!first || !second) return {status: 'skipped', reason: 'cannot tell: conntrack -S was read once, not twice, so no counter can be seen growing'}
+  const text = facts.text(id)
+  if (text === undefined) return {ok: false, reason: `missing input: ${id}`}
+  const parsed = facts.derive(id === 'conntrack-stats' ? STATS : STATS_END, () => parseOnce(id, () => parseConntrackStats(text)))
+  if (!parsed.ok) return {ok: false, reason: `the ${id} output (conntrack -S) could not be parsed: ${parsed.problem.reason}`}
+  const read = parsed.value.reads[0]
+  return read ? {ok: true, read} : {ok: false, reason: `the ${id} output has no CPU lines`}
+}
+
+export function checkDrops(ctx: CheckContext): CheckOutcome {
+  const a = statsRead(ctx, 'conntrack-stats')
+  if (!a.ok) return {status: 'skipped', reason: a.reason}
+  const b = statsRead(ctx, 'conntrack-stats-end')
+  if (!b.ok) return {status: 'skipped', reason: `cannot tell: conntrack -S was read once, not twice, so no counter can be seen growing (${b.reason})`}
+  const first = a.read
+  const second = b.read
+  const seconds = first.uptime !== undefined && second.uptime !== undefined ? second.uptime - first.uptime : undefined
+  if (seconds !== undefined && seconds <= 0) return {status: 'skipped', reason: `cannot tell: the two conntrack -S reads were not taken one after the other (uptime ${first.uptime} then ${second.uptime})`}
+  const over = seconds === undefined ? 'between the two reads' : `in ${seconds.toFixed(1)} s`
   const findings: FindingDraft[] = []
   const missing: string[] = []
   for (const w of WATCHED) {
@@ -163,7 +178,7 @@ export function checkDrops(ctx: CheckContext): CheckOutcome {
       .map((c) => ({cpu: c.cpu, delta: (c.counters[w.counter] ?? 0) - (first.cpus.find((f) => f.cpu === c.cpu)?.counters[w.counter] ?? 0)}))
       .filter((d) => d.delta > 0)
     findings.push({
-      message: `conntrack ${w.counter} grew by ${after - before} in 2 s (${before} -> ${after}, summed over ${second.cpus.length} CPUs): ${w.meaning}`,
+      message: `conntrack ${w.counter} grew by ${after - before} ${over} (${before} -> ${after}, summed over ${second.cpus.length} CPUs): ${w.meaning}`,
       subject: {kind: 'conntrack-counter', name: w.counter},
       severity: w.severity,
       evidence: [`${w.counter}: ${before} -> ${after}`, ...perCpu.slice(0, 8).map((d) => `cpu=${d.cpu} ${w.counter} +${d.delta}`)],

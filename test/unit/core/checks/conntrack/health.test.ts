@@ -46,11 +46,11 @@ describe('conntrack capacity and health', () => {
     assert.equal(reason(checkTableFull({cluster, node: withArtifact(node, 'sysctls', undefined)})), 'missing input: sysctls')
   })
 
-  it('CT-003: early_drop growing between the two real reads fires with the per-CPU deltas; a full but idle table does not', async () => {
+  it('CT-003: early_drop growing between the two real reads fires with the interval and per-CPU deltas; a full but idle table does not', async () => {
     const {cluster, node} = await load('conntrack-drops')
     const fs = findings(checkDrops({cluster, node}))
     assert.deepEqual(fs.map((f) => f.subject.name), ['early_drop'])
-    assert.match(fs[0]!.message, /^conntrack early_drop grew by \d+ in 2 s \(\d+ -> \d+, summed over \d+ CPUs\)/)
+    assert.match(fs[0]!.message, /^conntrack early_drop grew by \d+ in 1\.\d s \(\d+ -> \d+, summed over \d+ CPUs\)/)
     assert.ok(fs[0]!.evidence!.some((e) => /^cpu=\d+ early_drop \+\d+$/.test(e)))
     const full = await load('conntrack-97')
     assert.equal(checkDrops(full).status, 'passed')
@@ -58,16 +58,18 @@ describe('conntrack capacity and health', () => {
 
   it('CT-003: non-zero counters that did not move are history; a counter going down (reset) is not growth; one read cannot tell', async () => {
     const {cluster, node} = await load('conntrack-ok')
-    const stale = withArtifact(node, 'conntrack-stats', text(node, 'conntrack-stats').replaceAll('insert_failed=0', 'insert_failed=7'))
-    assert.equal(checkDrops({cluster, node: stale}).status, 'passed')
-    const [first, second] = text(node, 'conntrack-stats').split('# node-doctor: second read\n')
-    const reset = withArtifact(node, 'conntrack-stats', `${first!.replaceAll('drop=0', 'drop=50')}# node-doctor: second read\n${second}`)
-    assert.equal(checkDrops({cluster, node: reset}).status, 'passed')
-    const racing = withArtifact(node, 'conntrack-stats', `${first}# node-doctor: second read\n${second!.replace('insert_failed=0', 'insert_failed=3')}`)
-    const [f] = findings(checkDrops({cluster, node: racing}))
+    const both = (f: (s: string) => string, g: (s: string) => string) => withArtifact(withArtifact(node, 'conntrack-stats', f(text(node, 'conntrack-stats'))), 'conntrack-stats-end', g(text(node, 'conntrack-stats-end')))
+    const same = (s: string) => s
+    assert.equal(checkDrops({cluster, node: both((s) => s.replaceAll('insert_failed=0', 'insert_failed=7'), (s) => s.replaceAll('insert_failed=0', 'insert_failed=7'))}).status, 'passed')
+    assert.equal(checkDrops({cluster, node: both((s) => s.replaceAll('drop=0', 'drop=50'), same)}).status, 'passed')
+    const [f] = findings(checkDrops({cluster, node: both(same, (s) => s.replace('insert_failed=0', 'insert_failed=3'))}))
     assert.equal(f?.subject.name, 'insert_failed')
-    assert.match(f!.message, /grew by 3 .*the 5 s DNS stall/)
-    assert.match(reason(checkDrops({cluster, node: withArtifact(node, 'conntrack-stats', first)})), /read once, not twice/)
+    assert.match(f!.message, /grew by 3 in 1\.\d s .*the 5 s DNS stall/)
+    const noStamps = both((s) => s.replace(/^# node-doctor: uptime .*\n/, ''), (s) => s.replace(/^# node-doctor: uptime .*\n/, '').replace('insert_failed=0', 'insert_failed=3'))
+    assert.match(findings(checkDrops({cluster, node: noStamps}))[0]!.message, /grew by 3 between the two reads/)
+    const swapped = both(same, (s) => s.replace(/uptime [\d.]+/, 'uptime 1.00'))
+    assert.match(reason(checkDrops({cluster, node: swapped})), /not taken one after the other/)
+    assert.match(reason(checkDrops({cluster, node: withArtifact(node, 'conntrack-stats-end', undefined)})), /read once, not twice/)
     assert.equal(reason(checkDrops({cluster, node: withArtifact(node, 'conntrack-stats', undefined)})), 'missing input: conntrack-stats')
   })
 
