@@ -2,6 +2,7 @@
 // test/fixtures/checks/conntrack-health (scripts/make-conntrack-fixtures.ts), with single values edited where a case
 // needs a fill level or a setting the captures do not show (80-95 %, a reset tcp_be_liberal, a counter wrap).
 import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 import {checkDrops, checkMaxBelowKubeProxy, checkTableFull, kubeProxyConntrackMax, nodeCpuCount} from '../../../../../src/core/checks/conntrack/health.js'
@@ -102,5 +103,14 @@ describe('conntrack capacity and health', () => {
     for (const cm of liberal.configMaps) if (cm.data?.['config.conf']) cm.data['config.conf'] += 'conntrack:\n  tcpBeLiberal: true\n'
     const [f] = findings(checkMaxBelowKubeProxy({cluster: liberal, node}))
     assert.equal(f?.subject.name, 'net.netfilter.nf_conntrack_tcp_be_liberal')
+  })
+
+  it("CT-004: kube-proxy's running configuration (/configz) wins over a ConfigMap edited after it started", async () => {
+    const {cluster, node} = await load('kube-proxy-max-low')
+    const configz = readFileSync(join(FIXTURES, 'parse', 'kube-proxy-configz', 'v1.31-internal.json'), 'utf8')
+    const running = withArtifact(node, 'kube-proxy-configz', configz)
+    assert.equal(checkMaxBelowKubeProxy({cluster, node: running}).status, 'passed')
+    const raised = withArtifact(node, 'kube-proxy-configz', configz.replace(/"Min":\s*131072/, '"Min": 1048576'))
+    assert.match(findings(checkMaxBelowKubeProxy({cluster, node: raised}))[0]!.evidence!.join('\n'), /min: 1048576 \(kube-proxy \/configz/)
   })
 })
