@@ -1,5 +1,7 @@
 // What to collect from a node, as data. Each item is a fixed command (no interpolation of API data) or a file.
 import {type Area, AREAS} from '../model/report.js'
+import {CONNTRACK_STATS_STAMP} from '../parse/conntrack.js'
+import {modulesAvailableScript} from '../parse/kernel-modules.js'
 import {shellJoin} from './shell.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
@@ -135,10 +137,17 @@ export function layoutDiscoveryScript(): string {
   ].join('\n')
 }
 
-/** The full plan. Order matters only for readability of bundles. */
+/**
+ * `conntrack -S` after a stamp with the node's uptime. The plan reads it first and last (CT-003 compares the two
+ * reads: the node's own collection is the interval, so no sleep is added to any node's time).
+ */
+const CONNTRACK_STATS_ARGV = ['sh', '-c', `read up _ </proc/uptime; echo "${CONNTRACK_STATS_STAMP} $up"; exec conntrack -S`]
+
+/** The full plan. Order matters only for readability of bundles, and for the two conntrack-stats reads (first and last). */
 export const COLLECTION_PLAN: readonly PlanItem[] = [
   // What runs where (distribution, kubelet, kube-proxy, runtime, CNI): read by core/layout for every area.
   item('layout', 'layout discovery: processes, well-known paths, CNI configs and links', ['sh', '-c', layoutDiscoveryScript()], [...AREAS], {tool: 'sh'}),
+  item('conntrack-stats', 'per-CPU conntrack counters, first read (with the uptime)', CONNTRACK_STATS_ARGV, ['conntrack'], {tool: 'conntrack'}),
   item('uname', 'kernel release', ['uname', '-r'], ['proxy-mode', 'nftables', 'kubelet']),
   item('iptables-version', 'iptables version and backend', ['iptables', '--version'], ['iptables', 'proxy-mode']),
   item('iptables-save', 'IPv4 iptables rules', ['iptables-save'], ['iptables', 'proxy-mode', 'ipvs'], {required: true}),
@@ -168,6 +177,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('kube-proxy-configz', "kube-proxy's running configuration", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/configz`], ['proxy-mode', 'iptables', 'ipvs', 'nftables']),
   item('kube-proxy-healthz', 'kube-proxy health', ['curl', '-sS', '--max-time', '5', 'http://127.0.0.1:10256/healthz'], ['proxy-mode']),
   item('modules', 'loaded kernel modules', ['cat', '/proc/modules'], ['proxy-mode', 'ipvs', 'routes']),
+  // Whether each module kube-proxy's modes use is loaded, built in or installed for the running kernel (NODE-022).
+  item('modules-available', "kernel modules kube-proxy's modes use: loaded, built in, loadable or absent", ['sh', '-c', modulesAvailableScript()], ['proxy-mode'], {tool: 'sh'}),
   item(
     'sysctls',
     'networking sysctls',
@@ -180,9 +191,12 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
       'net.bridge.bridge-nf-call-ip6tables',
       'net.netfilter.nf_conntrack_tcp_be_liberal',
       'net.ipv4.vs.conntrack',
+      'net.netfilter.nf_conntrack_count',
+      'net.netfilter.nf_conntrack_max',
     ],
     // routes: the node forwarding prerequisites (checks/node) read ip_forward and the br_netfilter keys.
-    ['proxy-mode', 'iptables', 'ipvs', 'routes'],
+    // conntrack: the table's fill (count vs max, CT-002) and kube-proxy's conntrack settings (CT-004).
+    ['proxy-mode', 'iptables', 'ipvs', 'routes', 'conntrack'],
   ),
   item('nfacct', 'nfacct counters', ['nfacct', 'list'], ['iptables']),
   item('conntrack-udp', 'UDP conntrack entries', ['conntrack', '-L', '-p', 'udp'], ['conntrack']),
@@ -228,6 +242,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     ['proxy-mode', 'iptables', 'ipvs', 'nftables'],
     {tool: 'sh'},
   ),
+  // Second read of the conntrack counters, last so that the collection in between is the interval (CT-003).
+  item('conntrack-stats-end', 'per-CPU conntrack counters, second read (with the uptime)', CONNTRACK_STATS_ARGV, ['conntrack'], {tool: 'conntrack'}),
 ]
 
 /** The plan items needed for the given areas (all when none given). */

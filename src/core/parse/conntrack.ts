@@ -124,3 +124,78 @@ export function parseConntrack(text: string): ConntrackEntry[] {
 export function isDestinationNatted(e: ConntrackEntry): boolean {
   return e.reply.src !== e.original.dst || (e.reply.sport !== undefined && e.original.dport !== undefined && e.reply.sport !== e.original.dport)
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// `conntrack -S`: the kernel's per-CPU conntrack statistics (ctnetlink's CPU stats dump), one line per CPU, e.g.
+//   cpu=0   	found=0 invalid=12 insert=0 insert_failed=3 drop=0 early_drop=0 error=0 search_restart=4 clash_resolve=2 chaintoolong=0
+// Which counters appear depends on the kernel (older ones also print entries=, searched=, new=, delete=, ...): every
+// key=value is kept. The plan reads it twice, once at the start and once at the end of a node's collection (the
+// `conntrack-stats` and `conntrack-stats-end` items: no sleep, the collection itself is the interval), each read after
+// a CONNTRACK_STATS_STAMP line with the node's uptime, so that a counter can be judged as growing over a known time
+// and not only as non-zero since boot.
+
+/** The line each read starts with: `# node-doctor: uptime 12345.67` (the first field of /proc/uptime). */
+export const CONNTRACK_STATS_STAMP = '# node-doctor: uptime'
+
+export interface ConntrackCpuStats {
+  cpu: number
+  counters: Record<string, number>
+  line: number
+}
+
+/** One `conntrack -S` read: a line per CPU, and the node's uptime (seconds) when it was taken, when printed. */
+export interface ConntrackStatsRead {
+  uptime?: number
+  cpus: ConntrackCpuStats[]
+}
+
+/** The reads in one artifact, in order (the plan items print one each; a hand-made file may hold several). */
+export interface ConntrackStats {
+  reads: ConntrackStatsRead[]
+}
+
+const STATS_LINE = /^cpu=(\d+)\s+(.*)$/
+
+/**
+ * Parses `conntrack -S` reads, each optionally after a CONNTRACK_STATS_STAMP line (a stamp starts a new read). The
+ * global form some versions print without per-CPU support (`entries N` lines) is not accepted. Throws ParseError
+ * naming the first line that is neither a CPU line, a stamp nor blank.
+ */
+export function parseConntrackStats(text: string): ConntrackStats {
+  const reads: ConntrackStatsRead[] = [{cpus: []}]
+  text.split(/\r?\n/).forEach((raw, idx) => {
+    const line = raw.trim()
+    if (line === '') return
+    if (line.startsWith(CONNTRACK_STATS_STAMP)) {
+      const up = Number(line.slice(CONNTRACK_STATS_STAMP.length).trim())
+      if (!Number.isFinite(up)) throw new ParseError(`not an uptime: ${JSON.stringify(line.slice(0, 60))}`, idx + 1)
+      const cur = reads.at(-1)!
+      if (cur.cpus.length > 0 || cur.uptime !== undefined) reads.push({uptime: up, cpus: []})
+      else cur.uptime = up
+      return
+    }
+    const m = STATS_LINE.exec(line)
+    if (!m) throw new ParseError(`not a conntrack -S line (expected "cpu=N key=value ..."): ${JSON.stringify(line.slice(0, 60))}`, idx + 1)
+    const counters: Record<string, number> = Object.create(null) as Record<string, number>
+    for (const w of (m[2] ?? '').split(/\s+/)) {
+      if (w === '') continue
+      const kv = /^([a-z_]+)=(\d+)$/.exec(w)
+      if (!kv) throw new ParseError(`unexpected word ${JSON.stringify(w)} in a conntrack -S line`, idx + 1)
+      counters[kv[1] ?? ''] = Number(kv[2])
+    }
+    reads.at(-1)!.cpus.push({cpu: Number(m[1]), counters, line: idx + 1})
+  })
+  const filled = reads.filter((r) => r.cpus.length > 0)
+  if (filled.length === 0 && text.trim() !== '') throw new ParseError('no conntrack -S CPU lines', 1)
+  return {reads: filled}
+}
+
+/** A counter summed over the CPUs of one read; undefined when no CPU line has it. */
+export function conntrackCounterTotal(read: ConntrackStatsRead, counter: string): number | undefined {
+  let total: number | undefined
+  for (const c of read.cpus) {
+    const v = c.counters[counter]
+    if (v !== undefined) total = (total ?? 0) + v
+  }
+  return total
+}

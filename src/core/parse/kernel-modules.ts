@@ -108,3 +108,45 @@ export function hasKernelModule(loaded: KernelModules, name: string, builtin?: K
 export function missingKernelModules(loaded: KernelModules, required: readonly string[], builtin?: KernelModules): string[] {
   return required.filter((n) => !hasKernelModule(loaded, n, builtin))
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The `modules-available` plan item: one line per module of a fixed list, `NAME STATE`, where STATE says where the
+// module was found for the running kernel: `loaded-or-builtin` (/sys/module/NAME exists: loaded, or built in with
+// parameters), `builtin` (in /lib/modules/$(uname -r)/modules.builtin), `loadable` (in that directory's modules.dep,
+// so modprobe and the kernel's autoload can load it), `absent` (the directory exists and lists it nowhere) or
+// `unknown` (no /lib/modules directory for the running kernel: nothing can be said).
+
+/** Modules whose availability the `modules-available` item reports (what kube-proxy's modes use). */
+export const MODULES_PROBED: readonly string[] = [
+  'ip_vs', 'ip_vs_rr', 'ip_vs_wrr', 'ip_vs_sh', 'ip_vs_lc', 'ip_vs_wlc', 'ip_vs_lblc', 'ip_vs_lblcr', 'ip_vs_dh', 'ip_vs_sed', 'ip_vs_nq', 'ip_vs_mh',
+  'nf_conntrack', 'nf_nat', 'nf_tables', 'xt_conntrack', 'xt_statistic', 'xt_comment', 'xt_mark', 'xt_addrtype', 'xt_recent',
+]
+
+export type ModuleAvailability = 'loaded-or-builtin' | 'builtin' | 'loadable' | 'absent' | 'unknown'
+const AVAILABILITY = new Set<string>(['loaded-or-builtin', 'builtin', 'loadable', 'absent', 'unknown'])
+
+/** Parses `NAME STATE` lines. Throws ParseError naming the first line that is not one. */
+export function parseModulesAvailable(text: string): Map<string, ModuleAvailability> {
+  const out = new Map<string, ModuleAvailability>()
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim()
+    if (line === '') return
+    const m = /^([A-Za-z0-9_-]+) (\S+)$/.exec(line)
+    if (!m || !AVAILABILITY.has(m[2] ?? '')) throw new ParseError(`not a "MODULE STATE" line: ${JSON.stringify(line.slice(0, 60))}`, i + 1)
+    out.set(m[1] ?? '', m[2] as ModuleAvailability)
+  })
+  return out
+}
+
+/** The fixed POSIX sh script of the `modules-available` plan item (no API data in it). */
+export function modulesAvailableScript(): string {
+  return (
+    'd=/lib/modules/$(uname -r); ' +
+    `for m in ${MODULES_PROBED.join(' ')}; do ` +
+    'if [ -d "/sys/module/$m" ]; then s=loaded-or-builtin; ' +
+    'elif grep -q "/$m\\.ko" "$d/modules.builtin" 2>/dev/null; then s=builtin; ' +
+    'elif grep -q "/$m\\.ko" "$d/modules.dep" 2>/dev/null; then s=loadable; ' +
+    'elif [ -d "$d" ]; then s=absent; else s=unknown; fi; ' +
+    'echo "$m $s"; done'
+  )
+}

@@ -10,6 +10,7 @@ import {type ConntrackEntry, isDestinationNatted} from '../../parse/conntrack.js
 import {KUBE_IPVS_DEVICE} from '../../parse/links.js'
 import type {Check, CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
+import {checkDrops, checkMaxBelowKubeProxy, checkTableFull, CT_DROPS, CT_MAX_BELOW_KUBE_PROXY, CT_TABLE_FULL} from './health.js'
 
 export const CT_STALE_UDP: CheckSpec = {
   id: 'CT-001',
@@ -181,4 +182,9 @@ export function checkStaleUdp(ctx: CheckContext): CheckOutcome {
   return stale.length > 0 ? {status: 'failed', findings: stale.map((s) => draft(ctx.node.node, s))} : {status: 'passed'}
 }
 
-export const CONNTRACK_CHECKS: readonly Check[] = [{spec: CT_STALE_UDP, when: {servicesOwner: ['kube-proxy']}, run: checkStaleUdp}]
+export const CONNTRACK_CHECKS: readonly Check[] = [
+  {spec: CT_STALE_UDP, when: {servicesOwner: ['kube-proxy']}, run: checkStaleUdp},
+  {spec: CT_TABLE_FULL, run: checkTableFull},
+  {spec: CT_DROPS, run: checkDrops},
+  {spec: CT_MAX_BELOW_KUBE_PROXY, when: {servicesOwner: ['kube-proxy']}, run: checkMaxBelowKubeProxy},
+]
