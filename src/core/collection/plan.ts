@@ -228,6 +228,10 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     ['proxy-mode', 'iptables', 'ipvs', 'nftables'],
     {tool: 'sh'},
   ),
+  // flannel VXLAN keeps each remote node's VTEP in the neighbour table (gateway -> VtepMAC) and the forwarding
+  // database (VtepMAC -> public IP) of flannel.1: read by the flannel route checks (checks/routes/flannel.ts).
+  item('ip-neigh', 'neighbour (ARP/NDP) entries', ['ip', '-j', 'neigh', 'show'], ['routes']),
+  item('bridge-fdb', 'bridge and VXLAN forwarding database', ['bridge', '-j', 'fdb', 'show'], ['routes']),
 ]
 
 /** The plan items needed for the given areas (all when none given). */
