@@ -4,12 +4,14 @@
 import {factKey, type NodeFacts} from '../../facts/node-facts.js'
 import type {CniName} from '../../layout/resolve.js'
 import type {Route} from '../../parse/routes.js'
+import {isTerminal} from '../dns/pods.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
 import {formatRoute} from './compare.js'
 import {
   compareFlannel,
   FLANNEL_ANNOTATION_PREFIX,
+  FLANNEL_VXLAN_DEV,
   type FlannelBackend,
   type FlannelModel,
   type FlannelProblem,
@@ -58,6 +60,10 @@ function analyzeFlannel(facts: NodeFacts): FlannelAnalysis {
   }
   const self = cluster.nodes.find((n) => n.metadata.name === name)
   if (!self) return {ok: false, reason: `cannot tell: Node ${name} is not in the snapshot`}
+  // Lease annotations outlive a move to another CNI: without the layout naming flannel, ask for a sign of it here.
+  if (cni.name !== 'flannel' && cni.name !== 'canal' && !flannelSeenOn(facts)) {
+    return {ok: false, reason: `not applicable: Nodes carry flannel lease annotations, but nothing shows flannel on ${name} (no flannel.1 link or route, no flannel pod)`}
+  }
   const mine = readFlannelNode(self)
   let backend: string | undefined
   let basis: string
@@ -77,6 +83,17 @@ function analyzeFlannel(facts: NodeFacts): FlannelAnalysis {
   const routes = table.value.routes.filter((r) => r.table === 'main' && r.family === 'inet')
   const model = readFlannelModel(cluster, name, backend as FlannelBackend, basis, cni.name !== 'canal')!
   return {ok: true, model, routes}
+}
+
+function flannelSeenOn(facts: NodeFacts): boolean {
+  const name = facts.node.node
+  if (facts.cluster.pods.some((p) => p.spec?.nodeName === name && /flannel/.test(p.metadata.name) && !isTerminal(p))) return true
+  for (const id of ['ip-link', 'ip-addr'] as const) {
+    const links = facts.links(id)
+    if (links?.ok && links.value.interfaces.some((i) => i.name === FLANNEL_VXLAN_DEV || i.name === 'flannel-wg')) return true
+  }
+  const routes = facts.routes('ip-route')
+  return routes?.ok === true && routes.value.routes.some((r) => r.dev === FLANNEL_VXLAN_DEV)
 }
 
 const routeSubject = (dst: string) => ({kind: 'route', name: dst.replace(/\/32$/, ''), in: 'table main'})

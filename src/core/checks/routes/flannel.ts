@@ -12,7 +12,7 @@ import type {ClusterSnapshot} from '../../model/snapshot.js'
 import type {FdbEntry, FdbTable} from '../../parse/fdb.js'
 import {isResolved, type NeighEntry, type NeighTable} from '../../parse/neigh.js'
 import type {Route} from '../../parse/routes.js'
-import {isSettling, isTerminal, isTerminating, podIps} from '../dns/pods.js'
+import {isSettling, isTerminal, isTerminating, podIps, secondsBetween, SETTLE_SECONDS} from '../dns/pods.js'
 import {type Cidr, cidrContains, parseCidr} from './calico.js'
 import {isHostRoute} from './compare.js'
 
@@ -94,8 +94,10 @@ export function flannelNodes(cluster: ClusterSnapshot): Node[] {
 export function readFlannelModel(cluster: ClusterSnapshot, node: string, backend: FlannelBackend, basis: string, bridge: boolean): FlannelModel | undefined {
   const self = cluster.nodes.find((n) => n.metadata.name === node)
   if (!self) return undefined
+  // A node that joined seconds before the snapshot may not be programmed yet: not judged (dns/pods.ts SETTLE_SECONDS).
+  const settled = (n: Node) => (secondsBetween(n.metadata.creationTimestamp, cluster.collectedAt) ?? Infinity) >= SETTLE_SECONDS
   const remotes = flannelNodes(cluster)
-    .filter((n) => n.metadata.name !== node)
+    .filter((n) => n.metadata.name !== node && settled(n))
     .map(readFlannelNode)
     // flanneld ignores leases of another backend type ("ignoring non-vxlan subnet").
     .filter((n) => n.podCIDR !== undefined && n.publicIp !== undefined && n.backendType === backend)

@@ -146,3 +146,21 @@ describe('VPC CNI per-pod routes', () => {
     assert.match(f[0]!.evidence[0]!, /^expected: 192\.168\.0\.56 dev azv<hash> scope link \(Azure CNI \(transparent mode\)\)/)
   })
 })
+
+describe('flannel: no false alarms from leftovers and new nodes', () => {
+  it('lease annotations left after a move to another CNI: skipped when nothing shows flannel on the node', async () => {
+    const {cluster, node} = await bundle('flannel-vxlan-missing-route')
+    cluster.pods = cluster.pods.filter((p) => !p.metadata.name.startsWith('kube-flannel'))
+    const {'ip-link': _l, 'ip-addr': _a, ...rest} = node.artifacts
+    const routes = edit({...node, artifacts: rest}, 'ip-route', (t) => t.split('\n').filter((l) => !l.includes('flannel.1')).join('\n'))
+    assert.equal(run(cluster, routes).status['RT-009'], 'skipped: not applicable: Nodes carry flannel lease annotations, but nothing shows flannel on node-a (no flannel.1 link or route, no flannel pod)')
+    // The flannel.1 link alone is enough.
+    assert.equal(run(cluster, {...routes, artifacts: {...routes.artifacts, 'ip-link': node.artifacts['ip-link']!}}).status['RT-009'], 'failed')
+  })
+
+  it('a node that joined seconds before the snapshot is not judged yet', async () => {
+    const {cluster, node} = await bundle('flannel-vxlan-missing-route')
+    cluster.nodes.find((n) => n.metadata.name === 'node-b')!.metadata.creationTimestamp = '2026-12-02T11:59:50.000Z'
+    assert.equal(run(cluster, node).status['RT-009'], 'passed')
+  })
+})
