@@ -150,7 +150,10 @@ export function compareFlannel(input: FlannelInput): FlannelProblem[] {
     const isVxlan = (r: Route) => r.type === 'unicast' && hops(r).some((h) => h.dev === FLANNEL_VXLAN_DEV && h.gateway === gw)
     const isDirect = (r: Route) => r.type === 'unicast' && hops(r).some((h) => h.gateway === n.publicIp && h.dev !== FLANNEL_VXLAN_DEV)
     // vxlan: the encapsulated route, or the direct one when DirectRouting is on and the node shares our subnet.
-    const expected = model.backend === 'vxlan' ? [formatVxlanRoute(n), ...(underlay ? [`${formatDirectRoute(n, underlay)} (DirectRouting)`] : [])] : [formatDirectRoute(n, underlay)]
+    const expected =
+      model.backend === 'vxlan'
+        ? [formatVxlanRoute(n), ...(underlay ? [`${formatDirectRoute(n, underlay)} (DirectRouting)`] : [])]
+        : [`${formatDirectRoute(n, underlay)}${underlay ? '' : ` (host-gw needs every node on one L2 network: ${n.publicIp} is on no subnet this node is connected to)`}`]
     const good = rs.filter((r) => (model.backend === 'vxlan' ? isVxlan(r) || (underlay !== undefined && isDirect(r)) : isDirect(r)))
     if (good.length === 0) {
       if (rs.length === 0) problems.push({kind: 'missing-route', node: n, cidr, expected})
