@@ -44,6 +44,8 @@ export interface FlannelModel {
   remotes: FlannelNode[]
   /** Whether cni0 belongs to flannel here (false under Canal, whose pods sit on cali* veths). */
   bridge: boolean
+  /** Every Node's IPv4 podCIDR (judged or not): a route to one of them is never stale. */
+  podCIDRs: Cidr[]
 }
 
 export type FlannelProblem =
@@ -101,7 +103,8 @@ export function readFlannelModel(cluster: ClusterSnapshot, node: string, backend
     .map(readFlannelNode)
     // flanneld ignores leases of another backend type ("ignoring non-vxlan subnet").
     .filter((n) => n.podCIDR !== undefined && n.publicIp !== undefined && n.backendType === backend)
-  return {backend, basis, local: readFlannelNode(self), remotes, bridge}
+  const podCIDRs = cluster.nodes.map(ipv4PodCidr).filter((c): c is Cidr => c !== undefined)
+  return {backend, basis, local: readFlannelNode(self), remotes, bridge, podCIDRs}
 }
 
 const hops = (r: Route) => (r.nexthops && r.nexthops.length > 0 ? r.nexthops : [{gateway: r.gateway, dev: r.dev}])
@@ -201,13 +204,13 @@ export function compareFlannel(input: FlannelInput): FlannelProblem[] {
   }
 
   // Routes through flannel.1 that no current lease explains: left behind by a removed node or an old podCIDR.
-  const leases = [...model.remotes, model.local].map((n) => n.podCIDR).filter((c): c is Cidr => c !== undefined)
+  const leases = model.podCIDRs
   for (const r of routes) {
     if (judged.has(r) || r.type !== 'unicast' || isHostRoute(r) || !hops(r).some((h) => h.dev === FLANNEL_VXLAN_DEV)) continue
     const c = parseCidr(r.dst)
     if (!c || c.len === 0) continue
     // The cluster-wide network route some setups add on flannel.1 covers the leases; it is not stale.
-    if (leases.some((l) => cidrContains(c, l) && c.len < l.len)) continue
+    if (leases.some((l) => cidrContains(c, l) && c.len <= l.len)) continue
     problems.push({kind: 'stale-route', route: r})
   }
   return problems

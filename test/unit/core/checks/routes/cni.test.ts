@@ -162,5 +162,9 @@ describe('flannel: no false alarms from leftovers and new nodes', () => {
     const {cluster, node} = await bundle('flannel-vxlan-missing-route')
     cluster.nodes.find((n) => n.metadata.name === 'node-b')!.metadata.creationTimestamp = '2026-12-02T11:59:50.000Z'
     assert.equal(run(cluster, node).status['RT-009'], 'passed')
+    // Nor is its route, already there, taken for a stale one.
+    const healthy = await bundle('flannel-vxlan-healthy')
+    healthy.cluster.nodes.find((n) => n.metadata.name === 'node-c')!.metadata.creationTimestamp = '2026-12-02T11:59:50.000Z'
+    assert.equal(run(healthy.cluster, healthy.node).status['RT-009'], 'passed')
   })
 })
