@@ -19,7 +19,7 @@ import {
   readFlannelModel,
   readFlannelNode,
 } from './flannel.js'
-import {RT_FLANNEL_FDB, RT_FLANNEL_NEIGH, RT_FLANNEL_ROUTE} from './specs.js'
+import {RT_FLANNEL_CNI0_REMEDY, RT_FLANNEL_FDB, RT_FLANNEL_NEIGH, RT_FLANNEL_ROUTE} from './specs.js'
 
 /** CNIs whose inter-node routes are someone else's model (Calico: RT-001..008) or not modelled at all. */
 const NOT_FLANNEL: Partial<Record<CniName, string>> = {
@@ -140,6 +140,7 @@ function draftFor(p: FlannelProblem, model: FlannelModel): {id: string; draft: F
           message: `cni0 carries ${p.actual.map((r) => r.dst).join(', ')}, but this node's podCIDR is ${p.cidr.text}: cni0 kept an address from an earlier podCIDR, so new pods fail to start and pods on other nodes cannot reach pods here`,
           subject: routeSubject(p.cidr.text),
           evidence: [...p.actual.map((r) => `actual:   ${formatRoute(r)}`), `expected: ${p.cidr.text} dev cni0 scope link`, `podCIDR of ${model.local.name}: ${p.cidr.text}`],
+          remedy: RT_FLANNEL_CNI0_REMEDY,
         },
       }
     case 'missing-local-route':

@@ -173,6 +173,11 @@ const FLANNEL_RESYNC =
   '(`kubectl -n kube-flannel delete pod <kube-flannel pod on NODE>`; namespace kube-system in older manifests; on k3s, whose flannel is embedded, ' +
   '`systemctl restart k3s` or `systemctl restart k3s-agent`).'
 
+/** The remedy of RT-009's cni0 finding (also part of the catalog remedy). */
+export const RT_FLANNEL_CNI0_REMEDY =
+  'cni0 with an old podCIDR: drain the node (`kubectl drain NODE --ignore-daemonsets`), `ip link delete cni0` on it (the bridge plugin recreates it ' +
+  'with the address of the current podCIDR for the next pod), then `kubectl uncordon NODE`.'
+
 export const RT_FLANNEL_ROUTE: CheckSpec = {
   id: 'RT-009',
   area: 'routes',
@@ -193,7 +198,8 @@ export const RT_FLANNEL_ROUTE: CheckSpec = {
     "each node's annotations (`kubectl get node OTHER -o yaml | grep flannel.alpha.coreos.com`). Check flanneld's log on this node for errors " +
     '(`kubectl -n kube-flannel logs <kube-flannel pod on NODE>`). ' +
     FLANNEL_RESYNC +
-    ' cni0 with an old podCIDR: drain the node, `ip link delete cni0` (the bridge plugin recreates it with the right address for the next pod), then uncordon.',
+    ' ' +
+    RT_FLANNEL_CNI0_REMEDY,
   requires: ['ip-route', 'cluster:nodes'],
 }
 

@@ -58,7 +58,7 @@ describe('routes-cni fixtures', () => {
   })
 
   it('names what is wrong: the missing route with its expected form, the stale MAC, the missing FDB entry, cni0 with an old podCIDR', async () => {
-    const msg = async (name: string, id: string) => (await run(name)).out.findings.filter((f) => f.id === id).map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity}))
+    const msg = async (name: string, id: string) => (await run(name)).out.findings.filter((f) => f.id === id).map((f) => ({message: f.message, subject: f.subject, evidence: f.evidence, severity: f.severity, remedy: f.remedy}))
     const missing = await msg('flannel-vxlan-missing-route', 'RT-009')
     assert.equal(missing.length, 1)
     assert.deepEqual(missing[0]!.subject, {kind: 'route', name: '10.244.2.0/24', in: 'table main'})
@@ -73,6 +73,8 @@ describe('routes-cni fixtures', () => {
     assert.equal(fdb[0]!.evidence[0], 'expected: 02:fa:00:00:00:12 dev flannel.1 dst 192.168.0.12 self permanent')
     const cni0 = await msg('flannel-cni0-old-podcidr', 'RT-009')
     assert.match(cni0[0]!.message, /^cni0 carries 10\.244\.9\.0\/24, but this node's podCIDR is 10\.244\.1\.0\/24/)
+    assert.match(cni0[0]!.remedy, /^cni0 with an old podCIDR: drain the node/)
+    assert.doesNotMatch(missing[0]!.remedy, /^cni0/)
     const vpc = await msg('aws-vpc-pod-route-missing', 'RT-012')
     assert.deepEqual(vpc.map((f) => f.subject), [{kind: 'Pod', name: 'api-a', namespace: 'shop'}])
   })
