@@ -43,7 +43,8 @@ describe('routes-cni fixtures', () => {
     const {out} = await run('flannel-vxlan-healthy')
     const status = Object.fromEntries(out.results.map((r) => [r.id, r.status === 'skipped' ? r.reason : r.status]))
     assert.deepEqual([status['RT-009'], status['RT-010'], status['RT-011']], ['passed', 'passed', 'passed'])
-    assert.match(String(status['RT-012']), /^not applicable: no VPC CNI that routes per pod here/)
+    // Worded by what the layout tells about the CNI (unknown from the API alone here, flannel with its discovery).
+    assert.match(String(status['RT-012']), /^not applicable: (no VPC CNI that routes per pod here|the CNI here is flannel)/)
     assert.match(String(status['RT-001']), /no Calico in this cluster/)
   })
 
