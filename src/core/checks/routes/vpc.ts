@@ -1,8 +1,9 @@
 // RT-012: the per-pod host routes of CNIs that give pods VPC addresses and route each one on the host.
 // Amazon VPC CNI (aws/amazon-vpc-cni-k8s cmd/routed-eni-cni-plugin/driver/driver.go, setupIPBasedContainerRouteRules):
 // `<pod IP> dev <host veth> scope link` in the main table (host veth prefix `eni` by default); security-group pods in
-// strict mode get that route in their VLAN's table instead. Azure CNI in transparent mode: `<pod IP> dev azv<hash>`
-// (unverified against Azure's sources: no stored copy was found; bridge mode has no per-pod routes and is not judged).
+// strict mode get that route in their VLAN's table instead. Azure CNI in transparent mode (Azure/azure-container-networking
+// network/transparent_endpointclient_linux.go AddEndpointRules): `<pod IP>/32 dev <host veth>`, host veths named
+// `azv<hash>` (`azveth…` in older releases); bridge mode (azure0) has no per-pod routes and is not judged.
 import type {Pod} from '../../model/k8s.js'
 import type {Route} from '../../parse/routes.js'
 import {isSettling, isTerminal, isTerminating, podIps} from '../dns/pods.js'
