@@ -29,10 +29,8 @@ export interface FlannelNode {
   backendType?: string
   /** public-ip annotation: the underlay address other nodes send to. */
   publicIp?: string
-  /** VtepMAC from backend-data (vxlan), lower case. */
+  /** VtepMAC from backend-data (vxlan), lower case; without it the node's neighbour and FDB entries are not judged. */
   vtepMac?: string
-  /** Why backend-data could not be read, when it is there but unreadable. */
-  backendDataProblem?: string
 }
 
 export interface FlannelModel {
@@ -78,11 +76,10 @@ export function readFlannelNode(n: Node): FlannelNode {
   const data = ann(n, 'backend-data')
   if (data !== undefined && data !== '' && data !== 'null') {
     try {
-      const v = JSON.parse(data) as {VtepMAC?: unknown}
+      const v = JSON.parse(data) as {VtepMAC?: unknown} | null
       if (typeof v?.VtepMAC === 'string' && /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/.test(v.VtepMAC)) out.vtepMac = v.VtepMAC.toLowerCase()
-      else if (type === 'vxlan') out.backendDataProblem = 'backend-data has no VtepMAC'
     } catch {
-      out.backendDataProblem = 'backend-data is not JSON'
+      // Not JSON: no VtepMAC to judge by.
     }
   }
   return out
