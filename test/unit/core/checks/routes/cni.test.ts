@@ -168,3 +168,14 @@ describe('flannel: no false alarms from leftovers and new nodes', () => {
     assert.equal(run(healthy.cluster, healthy.node).status['RT-009'], 'passed')
   })
 })
+
+describe('flannel: unreadable lease data', () => {
+  it("a node whose backend-data has no VtepMAC: its route is judged, its neighbour and FDB entries are not", async () => {
+    const {cluster, node} = await bundle('flannel-vxlan-wrong-neighbour-mac')
+    cluster.nodes.find((n) => n.metadata.name === 'node-b')!.metadata.annotations!['flannel.alpha.coreos.com/backend-data'] = '{not json'
+    assert.deepEqual(run(cluster, node).status, {'RT-009': 'passed', 'RT-010': 'passed', 'RT-011': 'passed', 'RT-012': run(cluster, node).status['RT-012']!})
+    const missing = await bundle('flannel-vxlan-missing-route')
+    missing.cluster.nodes.find((n) => n.metadata.name === 'node-b')!.metadata.annotations!['flannel.alpha.coreos.com/backend-data'] = 'null'
+    assert.equal(run(missing.cluster, missing.node).status['RT-009'], 'failed')
+  })
+})
