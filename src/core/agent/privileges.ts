@@ -88,6 +88,9 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   // mount or the host PID namespace in the agent, whose --only iptables|ipvs|nftables pods have neither.
   'kube-proxy-manifest': {unavailable: 'static pod manifests are not mounted into the agent; kube-proxy\'s version comes from its (mirror) pod; use --via ssh or --via pod to read the manifest'},
   'kube-proxy-distribution': {unavailable: 'the k3s/rke2 binary is not in the agent image; use --via ssh or --via pod to read the k3s/RKE2 version'},
+  // Netlink dumps of the host's namespace: no capability needed (iproute2 in the agent image ships `bridge`).
+  'ip-neigh': HOST_NET,
+  'bridge-fdb': HOST_NET,
 }
 
 /** The union of what the agent's pod needs. Sorted, so generated manifests are stable. */

@@ -47,6 +47,7 @@ export function nodeAssumptions(facts: NodeFacts): Assumption[] {
     render = buildRenderInput(objectsOf(facts.cluster, facts), {
       nodeName: node.node,
       ...(cfg.config ? {kubeProxyConfig: cfg.config} : {}),
+      ...(cfg.sources ? {configSources: cfg.sources} : {}),
       facts: mode.value === 'nftables' ? runtime : {...runtime, family: 'ipv4'},
     })
   } catch (err) {

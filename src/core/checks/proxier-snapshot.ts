@@ -6,6 +6,7 @@ import type {FactKey, NodeFacts} from '../facts/node-facts.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../model/snapshot.js'
 import {artifactText} from '../model/snapshot.js'
 import {KUBE_PROXY_DISTRIBUTION_ARTIFACT, KUBE_PROXY_MANIFEST_ARTIFACT} from '../collection/plan.js'
+import {overlayRunningConfig} from '../proxier/config.js'
 import {kubeProxyConfigText, type ProxierObjects} from '../proxier/render-input.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from './types.js'
 import {factsOf} from './types.js'
@@ -34,15 +35,27 @@ export function nodeVersionInputsOf(facts: NodeFacts): NonNullable<ProxierObject
   }
 }
 
-export type ProxierConfig = {ok: true; config?: Record<string, unknown>} | {ok: false; reason: string}
+/** `sources`: dotted path → where the value came from, for the values taken from the running kube-proxy (/configz). */
+export type ProxierConfig = {ok: true; config?: Record<string, unknown>; sources?: Record<string, string>} | {ok: false; reason: string}
 
 const INVALID = 'the kube-system/kube-proxy ConfigMap does not hold valid YAML (see the proxy-mode checks)'
 
 /**
- * The KubeProxyConfiguration mapping the proxier renders with, from the node's facts (undefined when there is no
- * ConfigMap holding one); a reason instead when it cannot be read (the proxy-mode checks report that one).
+ * The KubeProxyConfiguration mapping the proxier renders with, from the node's facts: the ConfigMap's, with the
+ * running kube-proxy's values (/configz, when it was read) laid over it for the fields the rules depend on
+ * (proxier/config.ts overlayRunningConfig; `sources` names them). Undefined when neither exists; a reason instead
+ * when the ConfigMap cannot be read and no running configuration stands in (the proxy-mode checks report that one).
  */
 export function proxierConfigOf(facts: NodeFacts): ProxierConfig {
+  const configured = configuredProxierConfigOf(facts)
+  const running = facts.kubeProxyConfig.running
+  if (!running) return configured
+  const layered = overlayRunningConfig(configured.ok ? configured.config : undefined, running.config.values, running.presentPaths)
+  if (Object.keys(layered.sources).length === 0) return configured
+  return {ok: true, config: layered.config, sources: layered.sources}
+}
+
+function configuredProxierConfigOf(facts: NodeFacts): ProxierConfig {
   const text = kubeProxyConfigText(objectsOf(facts.cluster))
   if (text === undefined) return {ok: true}
   const kp = facts.kubeProxyConfig

@@ -242,6 +242,10 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     ['proxy-mode', 'iptables', 'ipvs', 'nftables'],
     {tool: 'sh'},
   ),
+  // flannel VXLAN keeps each remote node's VTEP in the neighbour table (gateway -> VtepMAC) and the forwarding
+  // database (VtepMAC -> public IP) of flannel.1: read by the flannel route checks (checks/routes/flannel.ts).
+  item('ip-neigh', 'neighbour (ARP/NDP) entries', ['ip', '-j', 'neigh', 'show'], ['routes']),
+  item('bridge-fdb', 'bridge and VXLAN forwarding database', ['bridge', '-j', 'fdb', 'show'], ['routes']),
   // Second read of the conntrack counters, last so that the collection in between is the interval (CT-003).
   item('conntrack-stats-end', 'per-CPU conntrack counters, second read (with the uptime)', CONNTRACK_STATS_ARGV, ['conntrack'], {tool: 'conntrack'}),
 ]

@@ -12,6 +12,8 @@ import {type KernelModules, parseKernelModules} from '../parse/kernel-modules.js
 import {type KubeProxyConfigz, parseKubeProxyConfigz} from '../parse/kube-proxy-configz.js'
 import {type LinkTable, parseLinks} from '../parse/links.js'
 import {type NftRuleset, parseNft} from '../parse/nft.js'
+import {type FdbTable, parseFdb} from '../parse/fdb.js'
+import {type NeighTable, parseNeigh} from '../parse/neigh.js'
 import {type MetricFamily, parsePrometheusText} from '../parse/prom-metrics.js'
 import {parseRoutes, type RouteTable} from '../parse/routes.js'
 import {type LayoutDiscovery, parseLayoutDiscovery} from '../parse/layout-discovery.js'
@@ -172,6 +174,16 @@ export class NodeFacts {
   /** kube-proxy's /configz: the configuration the running kube-proxy was started with. */
   kubeProxyConfigz(): Parsed<KubeProxyConfigz> | undefined {
     return this.parsed('kube-proxy-configz', '', parseKubeProxyConfigz)
+  }
+
+  /** `ip -j neigh show`; empty is an empty table. */
+  neighbours(): Parsed<NeighTable> | undefined {
+    return this.parsed('ip-neigh', '', (t) => (t.trim() === '' ? {format: 'ip-json', entries: []} : parseNeigh(t)))
+  }
+
+  /** `bridge -j fdb show`; empty is an empty table. */
+  bridgeFdb(): Parsed<FdbTable> | undefined {
+    return this.parsed('bridge-fdb', '', (t) => (t.trim() === '' ? {format: 'bridge-json', entries: []} : parseFdb(t)))
   }
 
   /** Every artifact that was read and could not be parsed, so far (artifacts are parsed on first use). */

@@ -36,8 +36,13 @@ export function assumptionsFor(render: RenderInput, ctx: AssumptionContext): Ass
   const o = render.input.options
   const cfg = render.kubeProxyConfig
   const cfgSource = render.configSource ?? 'the kube-proxy configuration'
+  // A value taken from the running kube-proxy names /configz; the others the configuration's source.
+  const sourceOf = (path: string[]): string => {
+    const key = path.join('.')
+    return render.configSources?.[key] ?? Object.entries(render.configSources ?? {}).find(([k]) => k.startsWith(`${key}.`))?.[1] ?? cfgSource
+  }
   const from = (path: string[], fallback?: string): string =>
-    configValue(cfg, path) !== undefined && configValue(cfg, path) !== null ? `${cfgSource} ${path.join('.')}` : (fallback ?? `${DEFAULT} (not set in the configuration)`)
+    configValue(cfg, path) !== undefined && configValue(cfg, path) !== null ? `${sourceOf(path)} ${path.join('.')}` : (fallback ?? `${DEFAULT} (not set in the configuration)`)
   const r = render.resolution
   const out: Assumption[] = []
 
@@ -100,7 +105,7 @@ export function assumptionsFor(render: RenderInput, ctx: AssumptionContext): Ass
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `${k}=${v}`)
       .join(','),
-    source: overridden.length > 0 ? `${cfgSource} featureGates (${overridden.sort().join(', ')}), defaults of ${formatKubeProxyVersion(render.version)} for the rest` : `${DEFAULT}s of ${formatKubeProxyVersion(render.version)}`,
+    source: overridden.length > 0 ? `${sourceOf(['featureGates'])} featureGates (${overridden.sort().join(', ')}), defaults of ${formatKubeProxyVersion(render.version)} for the rest` : `${DEFAULT}s of ${formatKubeProxyVersion(render.version)}`,
   })
   if (nft) {
     const cidrs = nft.serviceCIDRs

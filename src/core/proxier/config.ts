@@ -404,3 +404,50 @@ function localDetectorFor(raw: Record<string, unknown> | undefined, node: Node |
       return fail('detectLocalMode', `unknown mode ${JSON.stringify(mode)} (ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix)`)
   }
 }
+
+/** Where a configuration taken from the running kube-proxy came from, in assumptions and notes. */
+export const RUNNING_CONFIG_SOURCE = 'kube-proxy /configz'
+
+/**
+ * The top-level fields whose running value (/configz) replaces the configured one for the expected rules: the ones
+ * the rules depend on. Not the per-node values kube-proxy fills at start-up (hostnameOverride, bindAddress: the
+ * proxier derives node name and IPs from the Node object), nor logging, timeouts or metrics addresses.
+ */
+export const RUNNING_CONFIG_FIELDS: readonly string[] = ['mode', 'clusterCIDR', 'detectLocalMode', 'detectLocal', 'nodePortAddresses', 'iptables', 'ipvs', 'nftables', 'featureGates']
+
+export interface LayeredKubeProxyConfig {
+  config: Record<string, unknown>
+  /** Dotted path → source, for every value taken from the running configuration (`iptables.masqueradeBit`). */
+  sources: Record<string, string>
+}
+
+/**
+ * `configured` (the ConfigMap's mapping, or undefined) with the running configuration laid over it: every leaf of
+ * `running` that /configz presented (`presentPaths`, JSON pointers) under RUNNING_CONFIG_FIELDS replaces the
+ * configured value, and its dotted path is recorded with `source`. kube-proxy reads its configuration only when it
+ * starts, so for the rules it writes the running values are the truth; the ConfigMap stays the intended side
+ * (PROXY-013 compares the two). Pure: neither input is changed.
+ */
+export function overlayRunningConfig(
+  configured: Record<string, unknown> | undefined,
+  running: Record<string, unknown>,
+  presentPaths: readonly string[],
+  source = RUNNING_CONFIG_SOURCE,
+): LayeredKubeProxyConfig {
+  const config = structuredClone(configured ?? {}) as Record<string, unknown>
+  const sources: Record<string, string> = {}
+  for (const pointer of presentPaths) {
+    const path = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    if (path.length === 0 || !RUNNING_CONFIG_FIELDS.includes(path[0]!)) continue
+    const value = configValue(running, path)
+    let cur = config
+    for (const key of path.slice(0, -1)) {
+      const next = cur[key]
+      if (next === null || typeof next !== 'object' || Array.isArray(next)) cur[key] = {}
+      cur = cur[key] as Record<string, unknown>
+    }
+    cur[path[path.length - 1]!] = structuredClone(value)
+    sources[path.join('.')] = source
+  }
+  return {config, sources}
+}

@@ -12,6 +12,7 @@ import {
   formatFullKubeProxyVersion,
   formatKubeProxyVersion,
   proxierOptionsFromKubeProxyConfig,
+  RUNNING_CONFIG_SOURCE,
   type RuntimeFacts,
   versionAtLeast,
 } from './config.js'
@@ -37,6 +38,8 @@ export interface RenderRequest {
   version?: KubeProxyVersion
   /** The parsed KubeProxyConfiguration (kube-system/kube-proxy ConfigMap, key config.conf), if any. */
   kubeProxyConfig?: Record<string, unknown>
+  /** Dotted path → source for the values of kubeProxyConfig that came from the running kube-proxy (/configz). */
+  configSources?: Record<string, string>
   facts?: Omit<RuntimeFacts, 'version'>
 }
 
@@ -56,6 +59,8 @@ export interface RenderInput {
   kubeProxyConfig?: Record<string, unknown>
   /** Where that configuration is: `ConfigMap kube-system/kube-proxy`. */
   configSource?: string
+  /** Per-field sources that differ from configSource: the values taken from the running kube-proxy (/configz). */
+  configSources?: Record<string, string>
   /** The runtime facts the caller gave (the rest took their documented defaults): `nodeInterfaceAddresses`, `family`, … */
   factsGiven: string[]
   /** networking.k8s.io/v1 ServiceCIDRs from the objects (the nftables proxier drops traffic to unallocated IPs). */
@@ -159,7 +164,8 @@ export function buildRenderInput(objects: ProxierObjects, req: RenderRequest): R
   if (layout.clamped) out.newerThanKnown = resolution.version
   if (req.kubeProxyConfig) {
     out.kubeProxyConfig = req.kubeProxyConfig
-    out.configSource = kubeProxyConfigMapName(objects) ?? 'the kube-proxy configuration'
+    out.configSource = kubeProxyConfigMapName(objects) ?? (req.configSources ? RUNNING_CONFIG_SOURCE : 'the kube-proxy configuration')
+    if (req.configSources && Object.keys(req.configSources).length > 0) out.configSources = req.configSources
   }
   return out
 }

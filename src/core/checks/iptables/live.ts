@@ -83,7 +83,7 @@ export function liveProxierInput(cluster: ClusterSnapshot, node: NodeSnapshot, f
   const parsed = facts.iptablesSave() as Parsed<IptablesDump>
   if (!parsed.ok) return {ok: false, reason: `the node's iptables-save could not be parsed: ${parsed.error.message}`}
   try {
-    const render = buildRenderInput(objects, {nodeName: node.node, ...(config ? {kubeProxyConfig: config} : {}), facts: {...runtimeFacts(node, dumpText, facts), family: 'ipv4'}})
+    const render = buildRenderInput(objects, {nodeName: node.node, ...(config ? {kubeProxyConfig: config} : {}), ...(cfg.sources ? {configSources: cfg.sources} : {}), facts: {...runtimeFacts(node, dumpText, facts), family: 'ipv4'}})
     return {ok: true, render, dump: parsed.value, dumpText}
   } catch (err) {
     return {ok: false, reason: `cannot regenerate kube-proxy's rules: ${(err as Error).message}`}

@@ -135,6 +135,7 @@ export function ipvsLiveInput(cluster: ClusterSnapshot, node: NodeSnapshot, opti
       const r = buildRenderInput(objects, {
         nodeName: node.node,
         ...(config ? {kubeProxyConfig: config} : {}),
+        ...(cfg.sources ? {configSources: cfg.sources} : {}),
         facts: {...runtimeFacts(node, text('iptables-save'), nodeFacts), ...(addrs.length > 0 ? {nodeInterfaceAddresses: addrs} : {}), family},
       })
       if (family === 'ipv4') {

@@ -51,6 +51,7 @@ export function liveNftablesInput(
       const render = buildRenderInput(objects, {
         nodeName: node.node,
         ...(config ? {kubeProxyConfig: config} : {}),
+        ...(cfg.sources ? {configSources: cfg.sources} : {}),
         facts: {family, ...(addrs && addrs.length > 0 ? {nodeInterfaceAddresses: addrs} : {})},
       })
       renders.push(render)

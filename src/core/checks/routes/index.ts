@@ -9,17 +9,23 @@ import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
 import {checkBgpPeers} from './bgp.js'
 import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, NO_CALICO, ownerHint, readCalicoModel} from './calico.js'
+import {runFlannelFdb, runFlannelNeigh, runFlannelRoutes} from './cni.js'
 import {compareCalicoRoutes, formatForm, formatRoute, type RouteForm, type RouteProblem} from './compare.js'
 import {
   RT_BGP_PEER_DOWN,
   RT_CALICO_NODE_UNHEALTHY,
+  RT_FLANNEL_FDB,
+  RT_FLANNEL_NEIGH,
+  RT_FLANNEL_ROUTE,
   RT_MISSING_BLACKHOLE,
   RT_MISSING_BLOCK_ROUTE,
   RT_ORPHAN_POD_ROUTE,
   RT_POD_ROUTE_MISSING,
   RT_STALE_ROUTE,
+  RT_VPC_POD_ROUTE,
   RT_WRONG_ROUTE,
 } from './specs.js'
+import {runVpcPodRoutes} from './vpc.js'
 
 /** Set when block routing is not Calico's on this node, with the reason RT-001..004 skip. */
 type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]; blockRoutingElsewhere?: string} | {ok: false; reason: string}
@@ -218,7 +224,7 @@ function runCalicoNode({cluster, node}: CheckContext): CheckOutcome {
   return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }
 
-/** RT-001..RT-008. */
+/** RT-001..RT-008 (Calico), RT-009..RT-011 (flannel), RT-012 (VPC CNIs' per-pod routes). */
 export const ROUTES_CHECKS: readonly Check[] = [
   {spec: RT_MISSING_BLOCK_ROUTE, run: routeOutcome(RT_MISSING_BLOCK_ROUTE.id)},
   {spec: RT_STALE_ROUTE, run: routeOutcome(RT_STALE_ROUTE.id)},
@@ -228,4 +234,8 @@ export const ROUTES_CHECKS: readonly Check[] = [
   {spec: RT_ORPHAN_POD_ROUTE, run: routeOutcome(RT_ORPHAN_POD_ROUTE.id)},
   {spec: RT_CALICO_NODE_UNHEALTHY, run: runCalicoNode},
   {spec: RT_BGP_PEER_DOWN, run: checkBgpPeers},
+  {spec: RT_FLANNEL_ROUTE, run: runFlannelRoutes},
+  {spec: RT_FLANNEL_NEIGH, run: runFlannelNeigh},
+  {spec: RT_FLANNEL_FDB, run: runFlannelFdb},
+  {spec: RT_VPC_POD_ROUTE, run: runVpcPodRoutes},
 ]

@@ -163,6 +163,108 @@ export const RT_BGP_PEER_DOWN: CheckSpec = {
   requires: ['cluster:nodes'],
 }
 
+const FLANNEL_LOOKS_AT =
+  "Each other Node's flannel lease as the kube subnet manager publishes it (spec.podCIDR and the flannel.alpha.coreos.com/backend-type, " +
+  'public-ip and backend-data {"VNI":1,"VtepMAC":"..."} annotations flanneld writes on its node), against this node\'s state. The backend is this ' +
+  "node's backend-type annotation, else the layout's (link flannel.1: vxlan; cni0 alone: host-gw). IPv4 only; wireguard and other backends are not modelled."
+
+const FLANNEL_RESYNC =
+  'flanneld re-adds the routes, neighbour and FDB entries of every lease when it starts: restart it on this node ' +
+  '(`kubectl -n kube-flannel delete pod <kube-flannel pod on NODE>`; namespace kube-system in older manifests; on k3s, whose flannel is embedded, ' +
+  '`systemctl restart k3s` or `systemctl restart k3s-agent`).'
+
+/** The remedy of RT-009's cni0 finding (also part of the catalog remedy). */
+export const RT_FLANNEL_CNI0_REMEDY =
+  'cni0 with an old podCIDR: drain the node (`kubectl drain NODE --ignore-daemonsets`), `ip link delete cni0` on it (the bridge plugin recreates it ' +
+  'with the address of the current podCIDR for the next pod), then `kubectl uncordon NODE`.'
+
+export const RT_FLANNEL_ROUTE: CheckSpec = {
+  id: 'RT-009',
+  area: 'routes',
+  severity: 'error',
+  title: "A flannel route to another node's podCIDR is missing or wrong",
+  looksAt:
+    FLANNEL_LOOKS_AT +
+    ' Routes (`ip -d route show table all`, main table): vxlan `<podCIDR> via <podCIDR network address> dev flannel.1 onlink` (or `via <public-ip>` ' +
+    'for a node on the same subnet with DirectRouting); host-gw `<podCIDR> via <public-ip>`. This node\'s own podCIDR must sit on cni0 (not routed away, ' +
+    'and cni0 must not carry an older podCIDR); routes through flannel.1 to no current lease are reported as stale (warning).',
+  why:
+    "Without the route, traffic from this node to the other node's pods follows the default route and is lost: cross-node pod traffic and Services " +
+    "backed by those pods time out from here. A route through the wrong gateway sends it to an old VTEP or a host that no longer has that podCIDR. " +
+    "When cni0 keeps an address from an earlier podCIDR, new pods fail to start (the bridge plugin reports that cni0 already has an IP address " +
+    'different from the one it wants).',
+  remedy:
+    "Compare `ip route show | grep -E 'flannel|cni0'` on the node with `kubectl get nodes -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR` and " +
+    "each node's annotations (`kubectl get node OTHER -o yaml | grep flannel.alpha.coreos.com`). Check flanneld's log on this node for errors " +
+    '(`kubectl -n kube-flannel logs <kube-flannel pod on NODE>`). ' +
+    FLANNEL_RESYNC +
+    ' ' +
+    RT_FLANNEL_CNI0_REMEDY,
+  requires: ['ip-route', 'cluster:nodes'],
+}
+
+export const RT_FLANNEL_NEIGH: CheckSpec = {
+  id: 'RT-010',
+  area: 'routes',
+  severity: 'error',
+  title: "flannel.1 has no neighbour entry, or a wrong MAC, for another node's VXLAN gateway",
+  looksAt:
+    FLANNEL_LOOKS_AT +
+    ' Neighbour table (`ip -j neigh show`): per remote vxlan lease a PERMANENT entry on flannel.1 for the podCIDR network address with the VtepMAC ' +
+    'from backend-data. Not judged for nodes reached by a direct route.',
+  why:
+    'flannel.1 is created without learning, so the kernel cannot resolve the gateway of the route by itself: flanneld installs the entry. ' +
+    "Without it the packets are not sent; with a stale MAC (the other node's flannel.1 was recreated with a new MAC) they are encapsulated for a VTEP " +
+    "that drops them. Either way pods here cannot reach that node's pods.",
+  remedy:
+    'Compare `ip neigh show dev flannel.1` with the VtepMAC in the other node\'s `flannel.alpha.coreos.com/backend-data` annotation and with ' +
+    '`ip -d link show flannel.1` on that node. ' +
+    FLANNEL_RESYNC +
+    ' If the annotation itself is wrong, restart flanneld on the other node: it rewrites its annotations.',
+  requires: ['ip-neigh', 'cluster:nodes'],
+}
+
+export const RT_FLANNEL_FDB: CheckSpec = {
+  id: 'RT-011',
+  area: 'routes',
+  severity: 'error',
+  title: "flannel.1's forwarding database has no entry, or a wrong destination, for another node's VTEP",
+  looksAt:
+    FLANNEL_LOOKS_AT +
+    ' Forwarding database (`bridge -j fdb show`): per remote vxlan lease an entry `<VtepMAC> dev flannel.1 dst <public-ip> self permanent`. ' +
+    'Not judged for nodes reached by a direct route.',
+  why:
+    'The FDB entry tells flannel.1 which underlay address the VTEP MAC lives at. Without it the encapsulated packets have no destination and are ' +
+    "dropped; with an old destination (the other node's address changed) they go to the wrong host. Pods here cannot reach that node's pods.",
+  remedy:
+    'Compare `bridge fdb show dev flannel.1` with the other node\'s `flannel.alpha.coreos.com/public-ip` and backend-data annotations. ' +
+    'A wrong public-ip annotation (a node with several addresses) is fixed on that node with flanneld\'s `--iface` or `--public-ip` flag or the ' +
+    '`flannel.alpha.coreos.com/public-ip-overwrite` annotation. ' +
+    FLANNEL_RESYNC,
+  requires: ['bridge-fdb', 'cluster:nodes'],
+}
+
+export const RT_VPC_POD_ROUTE: CheckSpec = {
+  id: 'RT-012',
+  area: 'routes',
+  severity: 'error',
+  title: 'A pod on this node has no host route (Amazon VPC CNI, Azure CNI transparent mode)',
+  looksAt:
+    'Pods the API says run on this node (spec.nodeName; not hostNetwork, not finished or terminating, older than 30 s) against the per-pod host routes ' +
+    'these CNIs add in the main table: Amazon VPC CNI `<pod IP> dev eni<hash> scope link` (any host veth name: AWS_VPC_K8S_CNI_VETHPREFIX can change it; ' +
+    'security-group pods in strict mode are routed in their VLAN table, so any table counts for pods with the vpc.amazonaws.com/pod-eni annotation), ' +
+    'Azure CNI transparent mode `<pod IP> dev azv<hash>`. A host route to an eni*/azv* device with no pod behind it is reported as info. ' +
+    'Azure CNI in bridge mode (no azv* routes) is not judged.',
+  why:
+    'With a VPC CNI the pod IP is a VPC address routed to the node by the cloud; on the node only the host route sends it into the pod\'s veth. ' +
+    'Without it nothing reaches the pod, not even kubelet probes from this node, and traffic from other nodes and Services is dropped here.',
+  remedy:
+    'Check the CNI agent on the node (`kubectl -n kube-system logs <aws-node pod on NODE> -c aws-node`; on the node /var/log/aws-routed-eni/plugin.log ' +
+    'and ipamd.log; Azure: /var/log/azure-vnet.log). Delete the pod so the CNI plumbs it again: `kubectl -n NS delete pod POD`. ' +
+    'A route left behind by a deleted pod: `ip route del <ip> dev <device>`.',
+  requires: ['ip-route', 'cluster:pods'],
+}
+
 export const ROUTES_SPECS: readonly CheckSpec[] = [
   RT_MISSING_BLOCK_ROUTE,
   RT_STALE_ROUTE,
@@ -172,4 +274,8 @@ export const ROUTES_SPECS: readonly CheckSpec[] = [
   RT_ORPHAN_POD_ROUTE,
   RT_CALICO_NODE_UNHEALTHY,
   RT_BGP_PEER_DOWN,
+  RT_FLANNEL_ROUTE,
+  RT_FLANNEL_NEIGH,
+  RT_FLANNEL_FDB,
+  RT_VPC_POD_ROUTE,
 ]

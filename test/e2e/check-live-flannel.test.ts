@@ -1,0 +1,118 @@
+// End to end, live, flannel VXLAN routes: the built CLI against the test API server holding two flannel Nodes
+// (podCIDRs and flannel.alpha.coreos.com/* lease annotations, test/support/cni-route-cases.ts) and two "nodes" that
+// are network namespaces with their own real sshd, a real flannel.1 vxlan device, cni0 bridge, routes, neighbour
+// and FDB entries. node-a lacks the route to node-b's podCIDR (its neighbour and FDB entries are there); node-b is
+// clean. The collection plan's `ip -j neigh show` and `bridge -j fdb show` run over SSH like every other item.
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import type {KubeObject} from '../../src/core/model/k8s.js'
+import type {Report} from '../../src/core/model/report.js'
+import {type CniNodeSetup, setupCniNode} from '../support/cni-netns.js'
+import {flannelCluster, VTEP} from '../support/cni-route-cases.js'
+import {type FakeApiServer, startFakeApiServer} from '../support/fake-apiserver.js'
+import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
+import {runCli} from '../support/run-cli.js'
+import {createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
+
+/** The sshd namespace, driven like test/support/netns.ts namespaces (what setupCniNode takes). */
+function asPodsNetns(ns: Netns): PodsNetns {
+  const run = (argv: string[], input?: string) => {
+    const r = spawnSync('ip', ['netns', 'exec', ns.name, ...argv], {input, encoding: 'utf8'})
+    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
+  }
+  return {
+    name: ns.name,
+    run,
+    exec(argv, input) {
+      const r = run(argv, input)
+      if (r.status !== 0) throw new Error(`${argv.join(' ')} in netns ${ns.name} failed (${r.status}): ${r.stderr}`)
+      return r.stdout
+    },
+    destroy: () => ns.remove(),
+  }
+}
+
+// node-a: neighbour and FDB entries for node-b, but no route to 10.244.2.0/24.
+const NODE_A: CniNodeSetup = {
+  vxlan: {mac: VTEP['node-a'], addr: '10.244.1.0'},
+  bridge: '10.244.1.1/24',
+  bridgePods: ['10.244.1.5', '10.244.1.6'],
+  neighbours: [['10.244.2.0', VTEP['node-b']]],
+  fdb: [[VTEP['node-b'], '192.168.0.12']],
+  routes: [],
+}
+
+/** node-b as flanneld programs it (setupCniNode builds node-a's addresses: node-b's own are set after). */
+function setupNodeB(ns: PodsNetns, pods: PodsNetns): void {
+  setupCniNode(ns, pods, {bridge: '10.244.2.1/24', bridgePods: ['10.244.2.10'], routes: []})
+  const ip = (...a: string[]) => ns.exec(['ip', ...a])
+  ip('addr', 'del', '192.168.0.11/24', 'dev', 'eth0')
+  ip('addr', 'add', '192.168.0.12/24', 'dev', 'eth0')
+  ip('link', 'add', 'flannel.1', 'address', VTEP['node-b'], 'type', 'vxlan', 'id', '1', 'local', '192.168.0.12', 'dev', 'eth0', 'dstport', '8472', 'nolearning')
+  ip('link', 'set', 'flannel.1', 'mtu', '1450', 'up')
+  ip('addr', 'add', '10.244.2.0/32', 'dev', 'flannel.1')
+  ip('neigh', 'replace', '10.244.1.0', 'lladdr', VTEP['node-a'], 'dev', 'flannel.1', 'nud', 'permanent')
+  ns.exec(['bridge', 'fdb', 'append', VTEP['node-a'], 'dev', 'flannel.1', 'dst', '192.168.0.11', 'self', 'permanent'])
+  ip('route', 'add', '10.244.1.0/24', 'via', '10.244.1.0', 'dev', 'flannel.1', 'onlink')
+}
+
+describe('check finds a missing flannel route live', {skip: sshdSkipReason() ?? netnsSkipReason()}, () => {
+  let dir: string
+  let api: FakeApiServer
+  let sshConfig: string
+  const sshds: Sshd[] = []
+  const namespaces: Array<{remove(): void}> = []
+
+  before(async () => {
+    dir = makeTempDir('nd-live-fl-')
+    const key = makeUserKey(dir)
+    const knownHosts = join(dir, 'known_hosts')
+    let config = ''
+    for (const name of ['node-a', 'node-b'] as const) {
+      const ns = createNetns()
+      namespaces.push(ns)
+      const pods = createPodsNetns('nd-flp')
+      namespaces.push({remove: () => pods.destroy()})
+      if (name === 'node-a') setupCniNode(asPodsNetns(ns), pods, NODE_A)
+      else setupNodeB(asPodsNetns(ns), pods)
+      const sshd = await startSshd({authorizedKeys: [key.publicKey], netns: ns.name, listenAddress: ns.address})
+      sshds.push(sshd)
+      writeFileSync(knownHosts, sshd.knownHostsLine(), {flag: 'a'})
+      config += `Host ${name}\n  HostName ${ns.address}\n  Port ${sshd.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${knownHosts}\n\n`
+    }
+    sshConfig = join(dir, 'ssh_config')
+    writeFileSync(sshConfig, config)
+    const cluster = flannelCluster('vxlan', ['node-a', 'node-b'])
+    api = await startFakeApiServer({objects: [...cluster.nodes, ...cluster.pods] as KubeObject[]})
+  })
+  after(async () => {
+    await Promise.all(sshds.map((s) => s.stop().catch(() => undefined)))
+    for (const n of namespaces) n.remove()
+    await api?.close()
+    if (dir) rmSync(dir, {recursive: true, force: true})
+  })
+
+  const cli = (args: string[]) => runCli([...args, '--kubeconfig', api.kubeconfigPath, '--ssh-config', sshConfig, '--no-color'], {env: {HOME: dir, SSH_AUTH_SOCK: ''}, timeoutMs: 120_000})
+
+  it("reports RT-009 on node-a (no route to node-b's podCIDR) and nothing on node-b", async () => {
+    const r = await cli(['check', '--all', '--only', 'routes', '-o', 'json'])
+    assert.equal(r.exitCode, 1, r.stderr)
+    const report = JSON.parse(r.stdout) as Report
+    assert.deepEqual(report.collectionErrors, [])
+    assert.deepEqual(report.findings.map((f) => [f.node, f.id, f.subject.name]), [['node-a', 'RT-009', '10.244.2.0/24']])
+    assert.match(report.findings[0]!.message, /no route to node-b's podCIDR 10\.244\.2\.0\/24/)
+    // The neighbour and FDB checks really ran on both nodes, from the entries collected over SSH.
+    for (const node of ['node-a', 'node-b']) {
+      const passed = report.results.filter((x) => x.node === node && x.status === 'passed').map((x) => x.id)
+      assert.ok(['RT-009', 'RT-010', 'RT-011'].every((id) => passed.includes(id) || (node === 'node-a' && id === 'RT-009')), `${node}: ${passed.join(', ')}`)
+    }
+  })
+
+  it('check on the clean node alone exits 0', async () => {
+    const r = await cli(['check', 'node-b', '--only', 'routes'])
+    assert.equal(r.exitCode, 0, r.stdout + r.stderr)
+  })
+})
