@@ -3,10 +3,17 @@
 import type {Check} from '../types.js'
 import {checkBridgeNetfilter, checkForwardDrop, checkIpForward, checkRouteLocalnet} from './prereqs.js'
 import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LOCALNET} from './specs.js'
+import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
+import {checkOverlayMtu} from './mtu.js'
+import {NODE_OVERLAY_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
   {spec: NODE_BRIDGE_NETFILTER, run: checkBridgeNetfilter},
   {spec: NODE_FORWARD_DROP, run: checkForwardDrop},
   {spec: NODE_ROUTE_LOCALNET, when: {servicesOwner: ['kube-proxy']}, run: checkRouteLocalnet},
+  // issue #19 items 2 (reverse-path filtering) and 3 (MTU)
+  {spec: NODE_RP_FILTER_ASYMMETRIC, run: checkRpFilterAsymmetric},
+  {spec: NODE_RP_FILTER_CALICO_LOOSE, run: checkRpFilterCalicoLoose},
+  {spec: NODE_OVERLAY_MTU, run: checkOverlayMtu},
 ]

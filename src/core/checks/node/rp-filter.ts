@@ -1,0 +1,205 @@
+// NODE-005/006: reverse-path filtering where it really breaks traffic. The kernel validates the source of every
+// IPv4 packet it receives on an interface with the larger of conf/all/rp_filter and conf/<iface>/rp_filter
+// (ip-sysctl.rst): strict (1) drops a packet when the route back to its source leaves through another interface,
+// loose (2) only when there is no route back at all. Strict mode is harmless on symmetric paths (a single-homed
+// node, a Calico IPIP node whose remote pods arrive and are routed back through tunl0), so the check follows the
+// routes, not the value alone.
+import {factKey} from '../../facts/node-facts.js'
+import type {Pod} from '../../model/k8s.js'
+import type {LinkTable} from '../../parse/links.js'
+import type {Route} from '../../parse/routes.js'
+import {routeDevices} from '../../parse/routes.js'
+import {effectiveRpFilter, parseSysctl, rpFilterTable, type RpFilterTable, type Sysctls} from '../../parse/sysctl.js'
+import {type Cidr, cidrContains, hasCalico, isCalicoNodePod, NO_CALICO, parseCidr, readCalicoModel} from '../routes/calico.js'
+import {podHealthProblem} from '../dns/pods.js'
+import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
+import {factsOf} from '../types.js'
+import {interfaceWithAddress, internalIp, isOverlayName} from './overlay.js'
+
+// NOTE: the same key name as prereqs.ts's, so the sysctls artifact is parsed once per node whichever check reads it.
+const SYSCTLS = factKey<Sysctls>('node prerequisites: parsed sysctls')
+
+function readRpFilter(ctx: CheckContext): {ok: true; table: RpFilterTable} | {ok: false; reason: string} {
+  const facts = factsOf(ctx)
+  const text = facts.text('sysctls')
+  if (text === undefined) return {ok: false, reason: 'missing input: sysctls'}
+  const table = rpFilterTable(facts.derive(SYSCTLS, () => parseSysctl(text, {source: 'sysctls'})))
+  if (table.all === undefined) return {ok: false, reason: 'cannot tell: the sysctls output has no rp_filter values (collected by a node-doctor that did not read them?)'}
+  return {ok: true, table}
+}
+
+/** Tables the kernel consults without policy rules of its own making: local, main, default. */
+const STANDARD_TABLES = new Set(['local', 'main', 'default', '255', '254', '253'])
+
+/**
+ * The route the main table picks for `dst` (longest prefix, then lowest metric), or undefined when none matches.
+ * Reject routes (blackhole, unreachable, prohibit) count as matches: the caller sees there is no way back.
+ */
+export function lookupRoute(routes: readonly Route[], dst: string): Route | undefined {
+  let best: {route: Route; len: number; metric: number} | undefined
+  for (const r of routes) {
+    if (r.family !== 'inet' || r.table !== 'main') continue
+    if (r.type !== 'unicast' && r.type !== 'blackhole' && r.type !== 'unreachable' && r.type !== 'prohibit') continue
+    const c = parseCidr(r.dst)
+    if (!c || !cidrContains(c, dst)) continue
+    const metric = r.metric ?? 0
+    if (!best || c.len > best.len || (c.len === best.len && metric < best.metric)) best = {route: r, len: c.len, metric}
+  }
+  return best?.route
+}
+
+/** Routes in a non-standard table that cover `dst`: policy routing may pick them, and `ip rule` is not collected. */
+function policyRoutesFor(routes: readonly Route[], dst: string): Route[] {
+  return routes.filter((r) => r.family === 'inet' && !STANDARD_TABLES.has(r.table) && (parseCidr(r.dst) ? cidrContains(parseCidr(r.dst)!, dst) : false))
+}
+
+interface Source {
+  /** What sends from there: `node node-b (InternalIP 172.16.1.3)`, `pods of node-b (10.244.2.0/24)`. */
+  label: string
+  /** An address inside the source, for the route lookup. */
+  address: string
+}
+
+/** Where pod and Service traffic comes from, as the cluster says: other nodes' InternalIPs and their pod CIDRs. */
+function trafficSources(ctx: CheckContext): Source[] {
+  const me = ctx.node.node
+  const out: Source[] = []
+  for (const n of ctx.cluster.nodes) {
+    const name = n.metadata.name
+    if (name === me) continue
+    const ip = internalIp(ctx.cluster, name, 'ipv4')
+    if (ip) out.push({label: `node ${name} (InternalIP ${ip})`, address: ip})
+  }
+  const model = readCalicoModel(ctx.cluster)
+  const seen = new Set<string>()
+  for (const b of model.blocks) {
+    if (b.node === undefined || b.node === me || b.cidr.family !== 'inet' || seen.has(b.cidr.text)) continue
+    seen.add(b.cidr.text)
+    out.push({label: `pods of ${b.node} (${b.cidr.text})`, address: firstAddress(b.cidr)})
+  }
+  return out
+}
+
+function firstAddress(c: Cidr): string {
+  return c.addr.toString()
+}
+
+// ---- NODE-005 ----
+
+export function checkRpFilterAsymmetric(ctx: CheckContext): CheckOutcome {
+  const rp = readRpFilter(ctx)
+  if (!rp.ok) return {status: 'skipped', reason: rp.reason}
+  const strict = [...rp.table.interfaces.keys()].filter((i) => effectiveRpFilter(rp.table, i) === 1)
+  if (strict.length === 0) return {status: 'passed'}
+  const facts = factsOf(ctx)
+  const me = internalIp(ctx.cluster, ctx.node.node, 'ipv4')
+  if (!me) return {status: 'skipped', reason: 'cannot tell: the Node has no IPv4 InternalIP (rp_filter applies to IPv4 only), so where peers send to is unknown'}
+  const addrs = facts.links('ip-addr')
+  if (addrs === undefined) return {status: 'skipped', reason: 'missing input: ip-addr'}
+  if (!addrs.ok) return {status: 'skipped', reason: `the address listing could not be parsed: ${addrs.error.message}`}
+  const arrival = interfaceWithAddress(addrs.value, me)
+  if (!arrival) return {status: 'skipped', reason: `cannot tell: no interface carries the InternalIP ${me}, so the interface peers' traffic arrives on is unknown`}
+  if (arrival.name === 'lo' || arrival.kind === 'dummy') {
+    return {status: 'skipped', reason: `cannot tell: the InternalIP ${me} is on ${arrival.name} (a loopback-style address): the interface peers' traffic arrives on is unknown`}
+  }
+  const mode = effectiveRpFilter(rp.table, arrival.name)
+  if (mode === undefined) return {status: 'skipped', reason: `cannot tell: the sysctls output has no net.ipv4.conf.${arrival.name}.rp_filter`}
+  if (mode !== 1) return {status: 'passed'}
+  const routes = facts.routes('ip-route')
+  if (routes === undefined) return {status: 'skipped', reason: 'missing input: ip-route'}
+  if (!routes.ok) return {status: 'skipped', reason: `the route listing could not be parsed: ${routes.error.message}`}
+  const sources = trafficSources(ctx)
+  if (sources.length === 0) return {status: 'skipped', reason: 'not applicable: no other node in the snapshot, so no pod or Service traffic arrives from a known source'}
+  const links = facts.links('ip-link')
+  const overlayLinks: LinkTable = links?.ok ? links.value : addrs.value
+  const asymmetric = new Map<string, {sources: string[]; route: Route}>()
+  const unknown: string[] = []
+  let judged = 0
+  for (const s of sources) {
+    if (policyRoutesFor(routes.value.routes, s.address).length > 0) {
+      unknown.push(`${s.label}: a route in a policy-routing table covers it (ip rule is not collected)`)
+      continue
+    }
+    const route = lookupRoute(routes.value.routes, s.address)
+    if (!route || route.type !== 'unicast') {
+      unknown.push(`${s.label}: no route back in the main table`)
+      continue
+    }
+    const devs = routeDevices(route)
+    // Encapsulated traffic arrives on the tunnel it is routed back through (the peer's routes mirror these).
+    if (devs.some((d) => isOverlayName(overlayLinks, d))) {
+      judged++
+      continue
+    }
+    judged++
+    if (devs.includes(arrival.name)) continue
+    const via = devs.join(',') || '?'
+    const entry = asymmetric.get(via) ?? {sources: [], route}
+    entry.sources.push(s.label)
+    asymmetric.set(via, entry)
+  }
+  if (asymmetric.size > 0) {
+    const key = `net.ipv4.conf.${arrival.name}.rp_filter`
+    const findings: FindingDraft[] = [...asymmetric.entries()].map(([via, e]) => ({
+      message:
+        `Strict reverse-path filtering on ${arrival.name} drops traffic from ${e.sources.length === 1 ? e.sources[0] : `${e.sources.length} cluster sources`}: ` +
+        `it arrives on ${arrival.name} (which carries the InternalIP ${me}) but the route back leaves through ${via}`,
+      subject: {kind: 'interface', name: arrival.name},
+      evidence: [
+        `effective rp_filter on ${arrival.name} = 1 (max of net.ipv4.conf.all.rp_filter = ${rp.table.all} and ${key} = ${rp.table.interfaces.get(arrival.name)})`,
+        `route back: ${routeText(e.route)}`,
+        ...e.sources.slice(0, 8).map((x) => `source: ${x}`),
+        ...(e.sources.length > 8 ? [`... and ${e.sources.length - 8} more`] : []),
+      ],
+    }))
+    return {status: 'failed', findings}
+  }
+  if (judged === 0) return {status: 'skipped', reason: `cannot tell: ${unknown.slice(0, 3).join('; ')}`}
+  return {status: 'passed'}
+}
+
+function routeText(r: Route): string {
+  const parts = [r.dst === '0.0.0.0/0' ? 'default' : r.dst]
+  if (r.gateway) parts.push(`via ${r.gateway}`)
+  if (r.dev) parts.push(`dev ${r.dev}`)
+  for (const h of r.nexthops ?? []) parts.push(`nexthop${h.gateway ? ` via ${h.gateway}` : ''}${h.dev ? ` dev ${h.dev}` : ''}`)
+  return parts.join(' ')
+}
+
+// ---- NODE-006 ----
+
+/** calico-node's FELIX_IGNORELOOSERPF setting, when the pod spec sets it. */
+function ignoresLooseRpf(pod: Pod): boolean {
+  return (pod.spec?.containers ?? []).some((c) => (c.env ?? []).some((e) => e.name === 'FELIX_IGNORELOOSERPF' && /^true$/i.test(e.value ?? '')))
+}
+
+// Felix's startup check (felix/dataplane/linux/int_dataplane.go, configureKernel, in the Felix versions that carry it:
+// added by projectcalico/felix#1322 in 2017): it reads /proc/sys/net/ipv4/conf/all/rp_filter and exits with
+// "Kernel's RPF check is set to 'loose'" when the value is above 1 unless IgnoreLooseRPF is true. The current
+// configureKernel in projectcalico/calico no longer reads rp_filter (workload RPF moved to iptables rpfilter rules),
+// and the release that dropped the check was not pinned down: so a loose `all` value alone raises nothing, only
+// together with a calico-node on the node that is not running.
+export function checkRpFilterCalicoLoose(ctx: CheckContext): CheckOutcome {
+  if (!hasCalico(ctx.cluster)) return {status: 'skipped', reason: `not applicable: ${NO_CALICO}`}
+  const rp = readRpFilter(ctx)
+  if (!rp.ok) return {status: 'skipped', reason: rp.reason}
+  if (rp.table.all !== 2) return {status: 'passed'}
+  const pod = ctx.cluster.pods.find((p) => isCalicoNodePod(p) && p.spec?.nodeName === ctx.node.node)
+  if (!pod) return {status: 'skipped', reason: 'cannot tell: net.ipv4.conf.all.rp_filter = 2 but the snapshot has no calico-node pod on this node'}
+  if (ignoresLooseRpf(pod)) return {status: 'passed'}
+  const problem = podHealthProblem(pod, ctx.cluster.collectedAt)
+  // A calico-node that runs with loose RPF is a Felix without the startup check: nothing is broken.
+  if (!problem) return {status: 'passed'}
+  return {
+    status: 'failed',
+    findings: [
+      {
+        message:
+          `net.ipv4.conf.all.rp_filter = 2 (loose) and calico-node ${pod.metadata.name} on this node is ${problem.summary}: Felix versions that check it exit at start ` +
+          `("Kernel's RPF check is set to 'loose'") unless IgnoreLooseRPF is true, and the node's pod networking stops`,
+        subject: {kind: 'sysctl', name: 'net.ipv4.conf.all.rp_filter'},
+        evidence: ['net.ipv4.conf.all.rp_filter = 2', `calico-node pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name}`, ...problem.evidence],
+      },
+    ],
+  }
+}
