@@ -154,7 +154,10 @@ export function checkRpFilterAsymmetric(ctx: CheckContext): CheckOutcome {
     }))
     return {status: 'failed', findings}
   }
-  if (judged === 0) return {status: 'skipped', reason: `cannot tell: ${unknown.slice(0, 3).join('; ')}`}
+  if (unknown.length > 0) {
+    const rest = judged > 0 ? ` (the routes back to the other ${judged} source(s) are symmetric)` : ''
+    return {status: 'skipped', reason: `cannot tell: ${unknown.slice(0, 3).join('; ')}${unknown.length > 3 ? `; and ${unknown.length - 3} more` : ''}${rest}`}
+  }
   return {status: 'passed'}
 }
 
