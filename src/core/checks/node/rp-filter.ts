@@ -4,6 +4,7 @@
 // loose (2) only when there is no route back at all. Strict mode is harmless on symmetric paths (a single-homed
 // node, a Calico IPIP node whose remote pods arrive and are routed back through tunl0), so the check follows the
 // routes, not the value alone.
+import {LAYOUT_LINKS} from '../../collection/plan.js'
 import {factKey} from '../../facts/node-facts.js'
 import type {Pod} from '../../model/k8s.js'
 import type {LinkTable} from '../../parse/links.js'
@@ -126,8 +127,10 @@ export function checkRpFilterAsymmetric(ctx: CheckContext): CheckOutcome {
       continue
     }
     const devs = routeDevices(route)
-    // Encapsulated traffic arrives on the tunnel it is routed back through (the peer's routes mirror these).
-    if (devs.some((d) => isOverlayName(overlayLinks, d))) {
+    // Encapsulated traffic arrives on the tunnel it is routed back through (the peer's routes mirror these); traffic
+    // routed into the CNI's own devices (cilium_host, cni0, kube-bridge, ...) is delivered by the CNI, not through the
+    // InternalIP's interface.
+    if (devs.some((d) => isOverlayName(overlayLinks, d) || isCniLink(d))) {
       judged++
       continue
     }
@@ -159,6 +162,14 @@ export function checkRpFilterAsymmetric(ctx: CheckContext): CheckOutcome {
     return {status: 'skipped', reason: `cannot tell: ${unknown.slice(0, 3).join('; ')}${unknown.length > 3 ? `; and ${unknown.length - 3} more` : ''}${rest}`}
   }
   return {status: 'passed'}
+}
+
+const CNI_EXACT = new Set(LAYOUT_LINKS.filter((l) => !l.endsWith('*')))
+const CNI_PREFIXES = LAYOUT_LINKS.filter((l) => l.endsWith('*')).map((l) => l.slice(0, -1))
+
+/** A link the CNI or the Services dataplane owns (the layout discovery's list: tunl0, cilium_host, cni0, cali*, lxc*, ...). */
+function isCniLink(name: string): boolean {
+  return CNI_EXACT.has(name) || CNI_PREFIXES.some((p) => name.startsWith(p))
 }
 
 function routeText(r: Route): string {

@@ -125,8 +125,8 @@ export const NODE_RP_FILTER_CALICO_LOOSE: CheckSpec = {
     '`net.ipv4.conf.all.rp_filter = 2` (systemd/systemd#10971), so a node upgrade or a new image can turn it on: calico-node then crash-loops and the node\'s pods lose networking.',
   remedy:
     'Set strict or no filtering at `all` and make it persistent: `sysctl -w net.ipv4.conf.all.rp_filter=1` and a file in `/etc/sysctl.d/` that sorts after systemd\'s ' +
-    '`50-default.conf` (e.g. `99-calico.conf`). If loose mode is needed for asymmetric routing and the workloads are trusted, set FelixConfiguration ' +
-    '`ignoreLooseRPF: true` or `kubectl -n kube-system set env daemonset/calico-node FELIX_IGNORELOOSERPF=true` instead; upgrading Calico also removes the check.',
+    '`50-default.conf` (e.g. `99-calico.conf`). If loose mode is needed for asymmetric routing and the workloads are trusted, tell Felix to accept it instead: ' +
+    '`kubectl -n kube-system set env daemonset/calico-node FELIX_IGNORELOOSERPF=true`. Current Calico releases no longer have the check: upgrading removes it too.',
   requires: ['sysctls', 'cluster:pods'],
 }
 
@@ -146,7 +146,7 @@ export const NODE_OVERLAY_MTU: CheckSpec = {
     'work while TLS handshakes, image pulls and large HTTP responses stall (projectcalico/calico#7651, #8953, #1709).',
   remedy:
     "Set the CNI's MTU to the underlay MTU minus the overhead (or let it auto-detect): Calico FelixConfiguration `ipipMTU`/`vxlanMTU`/`wireguardMTU` (or the operator's " +
-    '`Installation.spec.calicoNetwork.mtu`, or `veth_mtu` in the `calico-config` ConfigMap), flannel\'s `--iface`/network config, then restart the CNI pods and recreate ' +
+    '`Installation.spec.calicoNetwork.mtu`, or `veth_mtu` in the `calico-config` ConfigMap); flannel derives its MTU from the interface `--iface` selects. Then restart the CNI pods and recreate ' +
     'the pods (their veths keep the old MTU). `ip link set dev tunl0 mtu 1480` fixes the device until the CNI sets it again.',
   requires: ['ip-link', 'ip-addr', 'cluster:nodes'],
 }

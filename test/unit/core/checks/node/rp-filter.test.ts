@@ -55,6 +55,18 @@ describe('NODE-005 strict rp_filter on asymmetric paths', () => {
     assert.equal(checkRpFilterAsymmetric({cluster, node: setRp(node, 'all', 0)}).status, 'passed', 'no strict interface at all')
   })
 
+  it("judges node-b's pod CIDR by its route back too: through the other NIC fires, into the CNI's own device does not", async () => {
+    const {cluster, node} = await load('rp-strict-asymmetric')
+    const onLink = structuredClone(cluster)
+    onLink.nodes.find((n) => n.metadata.name === 'node-b')!.status!.addresses = [{type: 'InternalIP', address: '192.168.0.3'}]
+    assert.equal(checkRpFilterAsymmetric({cluster: onLink, node}).status, 'passed', 'node-b on-link on eth0, its pods through tunl0')
+    const route = (r: string) => withArtifact(node, 'ip-route', text(node, 'ip-route').replace(/^unicast 10\.0\.2\.0\/24 .*$/m, r))
+    const direct = checkRpFilterAsymmetric({cluster: onLink, node: route('unicast 10.0.2.0/24 via 203.0.113.9 dev eth1 table main proto static scope global ')})
+    assert.match(messages(direct)[0] ?? '', /drops traffic from pods of node-b \(10\.0\.2\.0\/24\): .* leaves through eth1$/)
+    const cilium = route('unicast 10.0.2.0/24 via 10.0.1.1 dev cilium_host table main proto kernel scope global ')
+    assert.equal(checkRpFilterAsymmetric({cluster: onLink, node: cilium}).status, 'passed')
+  })
+
   it('stays quiet on a strict-mode Calico IPIP node: remote pods come back through tunl0, node-b is on-link on eth0', async () => {
     const {cluster, node} = await load('rp-mtu-ok')
     assert.match(text(node, 'sysctls'), /^\/proc\/sys\/net\/ipv4\/conf\/all\/rp_filter:1$/m)
