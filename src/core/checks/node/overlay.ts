@@ -3,6 +3,7 @@
 import type {Node} from '../../model/k8s.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
 import type {LinkTable, NetInterface} from '../../parse/links.js'
+import {normalizeIp} from '../dns/pods.js'
 
 export type Encapsulation = 'ipip' | 'vxlan' | 'wireguard' | 'geneve'
 
@@ -77,5 +78,6 @@ export function internalIp(cluster: ClusterSnapshot, node: string, family: 'ipv4
 
 /** The interface that carries `address` (from `ip -j addr`), if any. */
 export function interfaceWithAddress(addrs: LinkTable, address: string): NetInterface | undefined {
-  return addrs.interfaces.find((i) => i.addresses.some((a) => a.local === address))
+  const want = normalizeIp(address) ?? address
+  return addrs.interfaces.find((i) => i.addresses.some((a) => (normalizeIp(a.local) ?? a.local) === want))
 }
