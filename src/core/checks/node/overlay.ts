@@ -65,11 +65,6 @@ export function overlayDevices(links: LinkTable): OverlayDevice[] {
   return out
 }
 
-/** Whether a link name is an overlay device's (by name or by kind). */
-export function isOverlayName(links: LinkTable, name: string): boolean {
-  return overlayDevices(links).some((o) => o.iface.name === name)
-}
-
 /** The Node's InternalIP of a family (the address other nodes and the CNI use for it), if it has one. */
 export function internalIp(cluster: ClusterSnapshot, node: string, family: 'ipv4' | 'ipv6'): string | undefined {
   const n: Node | undefined = cluster.nodes.find((x) => x.metadata.name === node)

@@ -7,15 +7,16 @@
 import {LAYOUT_LINKS} from '../../collection/plan.js'
 import {factKey} from '../../facts/node-facts.js'
 import type {Pod} from '../../model/k8s.js'
-import type {LinkTable} from '../../parse/links.js'
+import type {ClusterSnapshot} from '../../model/snapshot.js'
 import type {Route} from '../../parse/routes.js'
 import {routeDevices} from '../../parse/routes.js'
+import {ipv4PrefixMask, parseIPv4} from '../../net/inet.js'
 import {effectiveRpFilter, parseSysctl, rpFilterTable, type RpFilterTable, type Sysctls} from '../../parse/sysctl.js'
 import {type Cidr, cidrContains, hasCalico, isCalicoNodePod, NO_CALICO, parseCidr, readCalicoModel} from '../routes/calico.js'
 import {podHealthProblem} from '../dns/pods.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
-import {interfaceWithAddress, internalIp, isOverlayName} from './overlay.js'
+import {interfaceWithAddress, internalIp, overlayDevices} from './overlay.js'
 
 // NOTE: the same key name as prereqs.ts's, so the sysctls artifact is parsed once per node whichever check reads it.
 const SYSCTLS = factKey<Sysctls>('node prerequisites: parsed sysctls')
@@ -32,57 +33,77 @@ function readRpFilter(ctx: CheckContext): {ok: true; table: RpFilterTable} | {ok
 /** Tables the kernel consults without policy rules of its own making: local, main, default. */
 const STANDARD_TABLES = new Set(['local', 'main', 'default', '255', '254', '253'])
 
+/** The main table's IPv4 routes a lookup can pick, indexed by prefix length and network address. */
+export interface MainTable {
+  /** Prefix lengths present, longest first. */
+  lens: number[]
+  /** By prefix length: network address (as a 32-bit number) → the route with the lowest metric. */
+  byLen: Map<number, Map<number, Route>>
+}
+
+export function mainTable(routes: readonly Route[]): MainTable {
+  const byLen = new Map<number, Map<number, Route>>()
+  for (const r of routes) {
+    if (r.family !== 'inet' || r.table !== 'main') continue
+    if (r.type !== 'unicast' && r.type !== 'blackhole' && r.type !== 'unreachable' && r.type !== 'prohibit') continue
+    const [addr, lenText] = r.dst.split('/')
+    const ip = addr === undefined ? null : parseIPv4(addr)
+    const len = lenText === undefined ? 32 : Number(lenText)
+    if (ip === null || !(len >= 0 && len <= 32)) continue
+    const net = (ip & ipv4PrefixMask(len)) >>> 0
+    let m = byLen.get(len)
+    if (!m) byLen.set(len, (m = new Map()))
+    const cur = m.get(net)
+    if (!cur || (r.metric ?? 0) < (cur.metric ?? 0)) m.set(net, r)
+  }
+  return {lens: [...byLen.keys()].sort((x, y) => y - x), byLen}
+}
+
 /**
  * The route the main table picks for `dst` (longest prefix, then lowest metric), or undefined when none matches.
  * Reject routes (blackhole, unreachable, prohibit) count as matches: the caller sees there is no way back.
  */
-export function lookupRoute(routes: readonly Route[], dst: string): Route | undefined {
-  let best: {route: Route; len: number; metric: number} | undefined
-  for (const r of routes) {
-    if (r.family !== 'inet' || r.table !== 'main') continue
-    if (r.type !== 'unicast' && r.type !== 'blackhole' && r.type !== 'unreachable' && r.type !== 'prohibit') continue
-    const c = parseCidr(r.dst)
-    if (!c || !cidrContains(c, dst)) continue
-    const metric = r.metric ?? 0
-    if (!best || c.len > best.len || (c.len === best.len && metric < best.metric)) best = {route: r, len: c.len, metric}
+export function lookupRoute(table: MainTable, dst: string): Route | undefined {
+  const ip = parseIPv4(dst)
+  if (ip === null) return undefined
+  for (const len of table.lens) {
+    const r = table.byLen.get(len)!.get((ip & ipv4PrefixMask(len)) >>> 0)
+    if (r) return r
   }
-  return best?.route
+  return undefined
 }
 
-/** Routes in a non-standard table that cover `dst`: policy routing may pick them, and `ip rule` is not collected. */
-function policyRoutesFor(routes: readonly Route[], dst: string): Route[] {
-  return routes.filter((r) => r.family === 'inet' && !STANDARD_TABLES.has(r.table) && (parseCidr(r.dst) ? cidrContains(parseCidr(r.dst)!, dst) : false))
+/** IPv4 routes in non-standard tables: policy routing may pick them, and `ip rule` is not collected. */
+function policyTables(routes: readonly Route[]): Cidr[] {
+  return routes.flatMap((r) => (r.family === 'inet' && !STANDARD_TABLES.has(r.table) ? [parseCidr(r.dst)].filter((c): c is Cidr => c !== undefined) : []))
 }
 
 interface Source {
+  /** The node it belongs to (excluded when checking that node). */
+  node: string
   /** What sends from there: `node node-b (InternalIP 172.16.1.3)`, `pods of node-b (10.244.2.0/24)`. */
   label: string
   /** An address inside the source, for the route lookup. */
   address: string
 }
 
-/** Where pod and Service traffic comes from, as the cluster says: other nodes' InternalIPs and their pod CIDRs. */
-function trafficSources(ctx: CheckContext): Source[] {
-  const me = ctx.node.node
+const SOURCES = factKey<Source[]>('node prerequisites: cluster traffic sources')
+
+/** Where pod and Service traffic comes from, as the cluster says: every node's InternalIP and pod CIDRs (once per run). */
+function clusterSources(cluster: ClusterSnapshot): Source[] {
   const out: Source[] = []
-  for (const n of ctx.cluster.nodes) {
+  for (const n of cluster.nodes) {
     const name = n.metadata.name
-    if (name === me) continue
-    const ip = internalIp(ctx.cluster, name, 'ipv4')
-    if (ip) out.push({label: `node ${name} (InternalIP ${ip})`, address: ip})
+    const ip = internalIp(cluster, name, 'ipv4')
+    if (ip) out.push({node: name, label: `node ${name} (InternalIP ${ip})`, address: ip})
   }
-  const model = readCalicoModel(ctx.cluster)
   const seen = new Set<string>()
-  for (const b of model.blocks) {
-    if (b.node === undefined || b.node === me || b.cidr.family !== 'inet' || seen.has(b.cidr.text)) continue
+  for (const b of readCalicoModel(cluster).blocks) {
+    if (b.node === undefined || b.cidr.family !== 'inet' || seen.has(b.cidr.text)) continue
     seen.add(b.cidr.text)
-    out.push({label: `pods of ${b.node} (${b.cidr.text})`, address: firstAddress(b.cidr)})
+    out.push({node: b.node, label: `pods of ${b.node} (${b.cidr.text})`, address: b.cidr.addr.toString()})
   }
   return out
-}
-
-function firstAddress(c: Cidr): string {
-  return c.addr.toString()
 }
 
 // ---- NODE-005 ----
@@ -109,19 +130,23 @@ export function checkRpFilterAsymmetric(ctx: CheckContext): CheckOutcome {
   const routes = facts.routes('ip-route')
   if (routes === undefined) return {status: 'skipped', reason: 'missing input: ip-route'}
   if (!routes.ok) return {status: 'skipped', reason: `the route listing could not be parsed: ${routes.error.message}`}
-  const sources = trafficSources(ctx)
+  const sources = facts.run.derive(SOURCES, clusterSources).filter((x) => x.node !== ctx.node.node)
   if (sources.length === 0) return {status: 'skipped', reason: 'not applicable: no other node in the snapshot, so no pod or Service traffic arrives from a known source'}
   const links = facts.links('ip-link')
-  const overlayLinks: LinkTable = links?.ok ? links.value : addrs.value
+  const overlays = new Set(overlayDevices(links?.ok ? links.value : addrs.value).map((o) => o.iface.name))
   const asymmetric = new Map<string, {sources: string[]; route: Route}>()
   const unknown: string[] = []
   let judged = 0
+  const main = mainTable(routes.value.routes)
+  const policy = policyTables(routes.value.routes)
   for (const s of sources) {
-    if (policyRoutesFor(routes.value.routes, s.address).length > 0) {
+    const addr = parseCidr(s.address)
+    if (!addr) continue
+    if (policy.some((c) => cidrContains(c, addr))) {
       unknown.push(`${s.label}: a route in a policy-routing table covers it (ip rule is not collected)`)
       continue
     }
-    const route = lookupRoute(routes.value.routes, s.address)
+    const route = lookupRoute(main, s.address)
     if (!route || route.type !== 'unicast') {
       unknown.push(`${s.label}: no route back in the main table`)
       continue
@@ -130,7 +155,7 @@ export function checkRpFilterAsymmetric(ctx: CheckContext): CheckOutcome {
     // Encapsulated traffic arrives on the tunnel it is routed back through (the peer's routes mirror these); traffic
     // routed into the CNI's own devices (cilium_host, cni0, kube-bridge, ...) is delivered by the CNI, not through the
     // InternalIP's interface.
-    if (devs.some((d) => isOverlayName(overlayLinks, d) || isCniLink(d))) {
+    if (devs.some((d) => overlays.has(d) || isCniLink(d))) {
       judged++
       continue
     }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
-import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose, lookupRoute} from '../../../../../src/core/checks/node/rp-filter.js'
+import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose, lookupRoute, mainTable} from '../../../../../src/core/checks/node/rp-filter.js'
 import type {CheckOutcome} from '../../../../../src/core/checks/types.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {parseRoutes} from '../../../../../src/core/parse/routes.js'
@@ -93,14 +93,14 @@ describe('NODE-005 strict rp_filter on asymmetric paths', () => {
   })
 
   it('looks routes up by longest prefix, then metric, in the main table only', () => {
-    const routes = parseRoutes(
+    const routes = mainTable(parseRoutes(
       [
         'default via 10.0.0.1 dev eth0 metric 100',
         'default via 10.1.0.1 dev eth1 metric 50',
         '192.168.0.0/16 via 10.0.0.1 dev eth0',
         '192.168.1.0/24 via 10.1.0.1 dev eth1 table 100',
       ].join('\n'),
-    ).routes
+    ).routes)
     assert.equal(lookupRoute(routes, '192.168.1.3')?.dev, 'eth0')
     assert.equal(lookupRoute(routes, '8.8.8.8')?.dev, 'eth1')
   })
