@@ -94,9 +94,10 @@ export const NODE_RP_FILTER_ASYMMETRIC: CheckSpec = {
     "Every interface's `rp_filter` (the `sysctls` artifact reads `/proc/sys/net/ipv4/conf/*/rp_filter`), with the mode the kernel applies: the larger of " +
     '`net.ipv4.conf.all.rp_filter` and the interface\'s own value. Where the interface carrying the Node\'s IPv4 InternalIP (from `ip -j addr`) is in strict mode (1), ' +
     "the main routing table (`ip -d route show table all`) is asked for the route back to each source of cluster traffic: the other Nodes' InternalIPs and their pod CIDRs " +
-    '(Calico blocks, else Node podCIDRs). A source routed back through an overlay device (tunl0, vxlan.calico, flannel.1, ...) arrives through it too and is fine; one ' +
-    'routed back through another interface than the one it arrives on is dropped. Sources covered by a policy-routing table are not judged (`ip rule` is not collected); ' +
-    'clients outside the cluster are not judged either (their addresses are not known).',
+    '(Calico blocks, else Node podCIDRs). A source routed back through an overlay device (tunl0, vxlan.calico, flannel.1, ...) arrives through it too, and one routed ' +
+    "into the CNI's own links (cilium_host, cni0, cali*, ...) is the CNI's to deliver: both are fine; one routed back through another interface than the one it arrives " +
+    'on is dropped. A source covered by a policy-routing table cannot be judged (`ip rule` is not collected): the check then skips and names it. Clients outside the ' +
+    'cluster are not judged (their addresses are not known).',
   why:
     'In strict mode (RFC 3704) the kernel drops every packet whose source it would not route back out of the interface the packet came in on. On a multi-homed node ' +
     '(a second NIC for storage or management, a default route on another interface than the cluster network) traffic from other nodes and their pods arrives on the ' +
