@@ -203,9 +203,71 @@ for (const c of RP_MTU_CASES.filter((x) => wanted(x.dir))) {
   rmSync(path, {recursive: true, force: true})
   await writeBundle(path, {manifest: {...base.manifest, context: `fixture-node-${c.dir}`}, cluster: rpMtuCluster(c), nodes: [captureRpMtu(c)]})
 }
+// NODE-008: a flannel VXLAN node (no Calico in the cluster): cni0 with a pod veth, flannel.1 on eth0 at 1450 carrying
+// the route to node-b's pods; the pod veth at 1450 (quiet) or left at 1500, as a pod created before an MTU change.
+interface PodMtuCase {
+  dir: string
+  vethMtu: number
+}
+const POD_MTU_CASES: PodMtuCase[] = [
+  {dir: 'flannel-mtu-ok', vethMtu: 1450},
+  {dir: 'flannel-pod-mtu-too-big', vethMtu: 1500},
+]
+
+function capturePodMtu(c: PodMtuCase): NodeSnapshot {
+  const ns = `nd-podmtu-${process.pid}`
+  execFileSync('ip', ['netns', 'add', ns])
+  try {
+    const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
+    for (const [k, v] of Object.entries(GOOD)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
+    ip('link', 'set', 'lo', 'up')
+    ip('link', 'add', 'eth0', 'address', '02:00:00:00:02:01', 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', '02:00:00:00:02:02')
+    for (const l of ['eth0', 'eth0-peer']) ip('link', 'set', l, 'up')
+    ip('addr', 'add', '192.168.0.2/24', 'dev', 'eth0')
+    ip('link', 'add', 'flannel.1', 'address', '02:00:00:00:02:03', 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
+    ip('link', 'set', 'flannel.1', 'mtu', '1450', 'up')
+    ip('addr', 'add', '10.0.1.0/32', 'dev', 'flannel.1')
+    ip('link', 'add', 'cni0', 'address', '02:00:00:00:02:04', 'type', 'bridge')
+    ip('link', 'set', 'cni0', 'mtu', '1450')
+    ip('link', 'add', 'veth7d41c2a9', 'address', '02:00:00:00:02:05', 'mtu', String(c.vethMtu), 'type', 'veth', 'peer', 'name', 'pod-eth0', 'address', '02:00:00:00:02:06')
+    ip('link', 'set', 'veth7d41c2a9', 'master', 'cni0')
+    for (const l of ['cni0', 'veth7d41c2a9', 'pod-eth0']) ip('link', 'set', l, 'up')
+    ip('addr', 'add', '10.0.1.1/24', 'dev', 'cni0')
+    ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0')
+    ip('route', 'add', '10.0.2.0/24', 'via', '10.0.2.0', 'dev', 'flannel.1', 'onlink')
+    inNs(ns, ['iptables-restore'], kubeProxyRules)
+    const n = structuredClone(base.nodes[0]!)
+    const {modules: _modules, ...rest} = n.artifacts
+    n.artifacts = {
+      ...rest,
+      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
+      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
+      'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
+      'ip-route': artifact('ip-route', 'ip -d route show table all', inNs(ns, ['ip', '-d', 'route', 'show', 'table', 'all'])),
+      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
+    }
+    return n
+  } finally {
+    execFileSync('ip', ['netns', 'del', ns])
+  }
+}
+
+function flannelCluster(): typeof base.cluster {
+  const cluster = rpMtuCluster({dir: '', rpFilterAll: '0', nodeB: '192.168.0.3', defaultVia: 'eth0', tunl0Mtu: 1480})
+  cluster.calico.ipPools = []
+  cluster.pods = cluster.pods.filter((p) => p.metadata.labels?.['k8s-app'] !== 'calico-node')
+  return cluster
+}
+
+for (const c of POD_MTU_CASES.filter((x) => wanted(x.dir))) {
+  const path = join(ROOT, c.dir)
+  rmSync(path, {recursive: true, force: true})
+  await writeBundle(path, {manifest: {...base.manifest, context: `fixture-node-${c.dir}`}, cluster: flannelCluster(), nodes: [capturePodMtu(c)]})
+}
 cases['NODE-005'] = {fire: 'rp-strict-asymmetric', quiet: 'rp-mtu-ok', node: 'node-a'}
 cases['NODE-006'] = {fire: 'rp-loose-calico', quiet: 'rp-mtu-ok', node: 'node-a'}
 cases['NODE-007'] = {fire: 'mtu-tunl0-too-big', quiet: 'rp-mtu-ok', node: 'node-a'}
+cases['NODE-008'] = {fire: 'flannel-pod-mtu-too-big', quiet: 'flannel-mtu-ok', node: 'node-a'}
 
 writeFileSync(join(ROOT, 'cases.json'), JSON.stringify(cases, null, 2) + '\n')
-console.log(`wrote ${[...CASES, ...RP_MTU_CASES].filter((x) => wanted(x.dir)).length} bundles under ${ROOT}`)
+console.log(`wrote ${[...CASES, ...RP_MTU_CASES, ...POD_MTU_CASES].filter((x) => wanted(x.dir)).length} bundles under ${ROOT}`)

@@ -4,8 +4,8 @@ import type {Check} from '../types.js'
 import {checkBridgeNetfilter, checkForwardDrop, checkIpForward, checkRouteLocalnet} from './prereqs.js'
 import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LOCALNET} from './specs.js'
 import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
-import {checkOverlayMtu} from './mtu.js'
-import {NODE_OVERLAY_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
+import {checkOverlayMtu, checkPodMtu} from './mtu.js'
+import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
@@ -16,4 +16,5 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_RP_FILTER_ASYMMETRIC, run: checkRpFilterAsymmetric},
   {spec: NODE_RP_FILTER_CALICO_LOOSE, run: checkRpFilterCalicoLoose},
   {spec: NODE_OVERLAY_MTU, run: checkOverlayMtu},
+  {spec: NODE_POD_MTU, run: checkPodMtu},
 ]

@@ -2,9 +2,11 @@
 // MTU minus the encapsulation overhead makes every full-size pod packet an outer packet the underlay cannot carry:
 // small requests work, large responses (TLS handshakes, big HTTP bodies) are fragmented or dropped and hang.
 import type {NetInterface} from '../../parse/links.js'
+import {routeDevices} from '../../parse/routes.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
 import {interfaceWithAddress, internalIp, isCiliumTunnel, type OverlayDevice, overlayDevices} from './overlay.js'
+import {podBridges} from './prereqs.js'
 
 const ENCAP_NAME: Record<OverlayDevice['encapsulation'], string> = {ipip: 'IPIP', vxlan: 'VXLAN', wireguard: 'WireGuard', geneve: 'Geneve'}
 
@@ -72,4 +74,51 @@ function underlayOf(ctx: CheckContext, o: OverlayDevice, links: NetInterface[], 
   if (!carrier) return {reason: `no interface carries the InternalIP ${ip}`}
   const dev = byName(carrier.name) ?? carrier
   return {iface: dev, why: `it carries the InternalIP ${ip}`}
+}
+
+// ---- NODE-008 ----
+
+/**
+ * Pods on a bridge CNI (flannel's cni0, the bridge plugin) behind an overlay: each pod veth's MTU against the overlay
+ * the node routes pod traffic through. The host end's MTU is the pod end's: the bridge plugin creates the pair with
+ * one MTU (containernetworking/plugins pkg/ip makeVethPair; vishvananda/netlink gives the peer the link's MTU).
+ * Routed CNIs' veths (cali*, lxc*) are not judged: Cilium keeps lxc* at the device MTU on purpose (route MTU).
+ */
+export function checkPodMtu(ctx: CheckContext): CheckOutcome {
+  const facts = factsOf(ctx)
+  const links = facts.links('ip-link')
+  if (links === undefined) return {status: 'skipped', reason: 'missing input: ip-link'}
+  if (!links.ok) return {status: 'skipped', reason: `the link listing could not be parsed: ${links.error.message}`}
+  const bridges = podBridges(links.value)
+  if (bridges.length === 0) return {status: 'skipped', reason: 'not applicable: no bridge with veth ports (pods of a routed CNI such as Calico or Cilium sit on their own veths)'}
+  const overlays = overlayDevices(links.value).filter((o) => !isCiliumTunnel(o.iface.name))
+  if (overlays.length === 0) return {status: 'skipped', reason: 'not applicable: no overlay device is up: pod traffic leaves through the underlay at the pods\' own MTU'}
+  const routes = facts.routes('ip-route')
+  if (routes === undefined) return {status: 'skipped', reason: 'missing input: ip-route'}
+  if (!routes.ok) return {status: 'skipped', reason: `the route listing could not be parsed: ${routes.error.message}`}
+  // The overlays pod traffic is routed through: those the main table sends something to.
+  const used = overlays.filter((o) => routes.value.routes.some((r) => r.family === 'inet' && r.table === 'main' && routeDevices(r).includes(o.iface.name)))
+  if (used.length === 0) return {status: 'skipped', reason: `not applicable: no route goes through ${overlays.map((o) => o.iface.name).join(', ')}`}
+  const path = used.reduce((a, b) => ((b.iface.mtu ?? Infinity) < (a.iface.mtu ?? Infinity) ? b : a))
+  if (path.iface.mtu === undefined) return {status: 'skipped', reason: `cannot tell: the listing has no MTU for ${path.iface.name}`}
+  const limit = path.iface.mtu
+  const findings: FindingDraft[] = []
+  for (const b of bridges) {
+    const over = b.ports.filter((p) => p.mtu !== undefined && p.mtu > limit)
+    if (over.length === 0) continue
+    const mtus = [...new Set(over.map((p) => p.mtu))].join(', ')
+    findings.push({
+      message:
+        `${over.length} pod veth(s) on ${b.bridge.name} have MTU ${mtus}, above the ${path.iface.name} overlay's MTU ${limit}: those pods send packets the tunnel cannot carry ` +
+        'whole, so their large requests and responses to other nodes stall',
+      subject: {kind: 'interface', name: b.bridge.name},
+      evidence: [
+        `${path.iface.name}: mtu ${limit} (${path.owner}, routes pod traffic to other nodes)`,
+        `${b.bridge.name}: mtu ${b.bridge.mtu ?? '?'}`,
+        ...over.slice(0, 8).map((p) => `${p.name}: mtu ${p.mtu}`),
+        ...(over.length > 8 ? [`... and ${over.length - 8} more`] : []),
+      ],
+    })
+  }
+  return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }

@@ -152,4 +152,23 @@ export const NODE_OVERLAY_MTU: CheckSpec = {
   requires: ['ip-link', 'ip-addr', 'cluster:nodes'],
 }
 
-export const NODE_SPECS_RP_MTU: readonly CheckSpec[] = [NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE, NODE_OVERLAY_MTU]
+export const NODE_POD_MTU: CheckSpec = {
+  id: 'NODE-008',
+  area: 'routes',
+  severity: 'error',
+  title: "Pods on a bridge CNI have a larger MTU than the overlay their traffic to other nodes goes through",
+  looksAt:
+    'The links (`ip -j -d link show`): the veth ports of each bridge with pods on it (cni0, cbr0: flannel and the bridge plugin) against the smallest MTU of the overlay ' +
+    "devices the main routing table sends traffic through (flannel.1, flannel-wg, ...). The host end of a pod's veth has the pod end's MTU: the bridge plugin creates " +
+    "both ends with one MTU. Routed CNIs' veths (cali*, lxc*) are not judged here; neither are nodes without an overlay.",
+  why:
+    'A pod sends packets up to its own MTU. Above the overlay\'s MTU they do not fit the tunnel whole: the node must fragment them or answer with ICMP "fragmentation needed", ' +
+    'which network policies and DF-set traffic turn into silent drops. Pods created before an MTU change (the underlay or FLANNEL_MTU changed, the CNI was reconfigured) ' +
+    'keep the old MTU: small requests work, large transfers to pods on other nodes stall.',
+  remedy:
+    "Recreate the affected pods so the CNI gives them the current MTU (`kubectl delete pod -n NAMESPACE POD`, or `kubectl rollout restart` of their workloads), after making " +
+    "sure the CNI's configured MTU fits the overlay (flannel writes FLANNEL_MTU to /run/flannel/subnet.env from the interface `--iface` selects, minus the overhead).",
+  requires: ['ip-link', 'ip-route'],
+}
+
+export const NODE_SPECS_RP_MTU: readonly CheckSpec[] = [NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE, NODE_OVERLAY_MTU, NODE_POD_MTU]

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../../../src/app/analyze.js'
 import {NODE_CHECKS} from '../../../../../src/core/checks/node/index.js'
-import {checkOverlayMtu} from '../../../../../src/core/checks/node/mtu.js'
+import {checkOverlayMtu, checkPodMtu} from '../../../../../src/core/checks/node/mtu.js'
 import type {CheckOutcome} from '../../../../../src/core/checks/types.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
@@ -75,5 +75,27 @@ describe('NODE-007 overlay MTU', () => {
     moved.nodes.find((n) => n.metadata.name === 'node-a')!.status!.addresses = [{type: 'Hostname', address: 'node-a'}]
     const onlyTunl = editLinks(node, (ls) => ls.filter((l) => l.ifname !== 'vxlan.calico'))
     assert.match(reason(checkOverlayMtu({cluster: moved, node: onlyTunl})), /^cannot tell: tunl0: the Node has no IPv4 InternalIP/)
+  })
+})
+
+describe('NODE-008 pod MTU on a bridge CNI', () => {
+  it('fires on the pod veth left at 1500 behind flannel.1 at 1450, naming the bridge and the port', async () => {
+    const {cluster, node} = await load('flannel-pod-mtu-too-big')
+    const out = checkPodMtu({cluster, node})
+    assert.equal(out.status, 'failed')
+    const f = out.status === 'failed' ? out.findings : []
+    assert.deepEqual(f.map((x) => x.subject), [{kind: 'interface', name: 'cni0'}])
+    assert.match(f[0]!.message, /^1 pod veth\(s\) on cni0 have MTU 1500, above the flannel\.1 overlay's MTU 1450/)
+    assert.ok(f[0]!.evidence!.includes('veth7d41c2a9: mtu 1500'))
+  })
+
+  it('only overlays the routes use count; routed CNIs and nodes without a bridge are not judged', async () => {
+    const {cluster, node} = await load('flannel-pod-mtu-too-big')
+    const noRoute = structuredClone(node)
+    noRoute.artifacts['ip-route']!.content = noRoute.artifacts['ip-route']!.content.replace(/^.*dev flannel\.1 .*$/gm, '')
+    assert.match(reason(checkPodMtu({cluster, node: noRoute})), /^not applicable: no route goes through flannel\.1/)
+    assert.equal(checkPodMtu({cluster, node: editLinks(node, setMtu('flannel.1', 1500))}).status, 'passed')
+    const calico = await load('rp-mtu-ok')
+    assert.match(reason(checkPodMtu(calico)), /^not applicable: no bridge with veth ports/)
   })
 })
