@@ -79,10 +79,8 @@ function underlayOf(ctx: CheckContext, o: OverlayDevice, links: NetInterface[], 
 // ---- NODE-008 ----
 
 /**
- * Pods on a bridge CNI (flannel's cni0, the bridge plugin) behind an overlay: each pod veth's MTU against the overlay
- * the node routes pod traffic through. The host end's MTU is the pod end's: the bridge plugin creates the pair with
- * one MTU (containernetworking/plugins pkg/ip makeVethPair; vishvananda/netlink gives the peer the link's MTU).
- * Routed CNIs' veths (cali*, lxc*) are not judged: Cilium keeps lxc* at the device MTU on purpose (route MTU).
+ * Pod veths on a bridge CNI (flannel's cni0) against the overlay pod traffic is routed through. The host end has the pod
+ * end's MTU: containernetworking/plugins pkg/ip makeVethPair sets one MTU and vishvananda/netlink gives it to the peer.
  */
 export function checkPodMtu(ctx: CheckContext): CheckOutcome {
   const facts = factsOf(ctx)

@@ -1,9 +1,6 @@
-// NODE-005/006: reverse-path filtering where it really breaks traffic. The kernel validates the source of every
-// IPv4 packet it receives on an interface with the larger of conf/all/rp_filter and conf/<iface>/rp_filter
-// (ip-sysctl.rst): strict (1) drops a packet when the route back to its source leaves through another interface,
-// loose (2) only when there is no route back at all. Strict mode is harmless on symmetric paths (a single-homed
-// node, a Calico IPIP node whose remote pods arrive and are routed back through tunl0), so the check follows the
-// routes, not the value alone.
+// NODE-005/006: reverse-path filtering where it really breaks traffic. Strict mode (1) drops a packet whose route back
+// leaves through another interface than it came in on; the kernel applies max(conf/all, conf/<iface>) (ip-sysctl.rst).
+// Harmless on symmetric paths (single-homed, Calico IPIP through tunl0), so the check follows the routes, not the value.
 import {LAYOUT_LINKS} from '../../collection/plan.js'
 import {factKey} from '../../facts/node-facts.js'
 import type {Pod} from '../../model/k8s.js'
@@ -212,12 +209,9 @@ function ignoresLooseRpf(pod: Pod): boolean {
   return (pod.spec?.containers ?? []).some((c) => (c.env ?? []).some((e) => e.name === 'FELIX_IGNORELOOSERPF' && /^true$/i.test(e.value ?? '')))
 }
 
-// Felix's startup check (felix/dataplane/linux/int_dataplane.go, configureKernel, in the Felix versions that carry it:
-// added by projectcalico/felix#1322 in 2017): it reads /proc/sys/net/ipv4/conf/all/rp_filter and exits with
-// "Kernel's RPF check is set to 'loose'" when the value is above 1 unless IgnoreLooseRPF is true. The current
-// configureKernel in projectcalico/calico no longer reads rp_filter (workload RPF moved to iptables rpfilter rules),
-// and the release that dropped the check was not pinned down: so a loose `all` value alone raises nothing, only
-// together with a calico-node on the node that is not running.
+// Felix's startup check (felix/dataplane/linux/int_dataplane.go configureKernel, projectcalico/felix#1322) exits on
+// conf/all/rp_filter > 1 unless IgnoreLooseRPF; the current configureKernel in projectcalico/calico no longer reads it and
+// the release that dropped it is not pinned down, so loose `all` fires only beside a calico-node that is not running.
 export function checkRpFilterCalicoLoose(ctx: CheckContext): CheckOutcome {
   if (!hasCalico(ctx.cluster)) return {status: 'skipped', reason: `not applicable: ${NO_CALICO}`}
   const rp = readRpFilter(ctx)
