@@ -28,7 +28,8 @@ const item = (id: string, description: string, argv: string[], areas: Area[], ex
   argv,
   areas,
   required: false,
-  tool: argv[0] === 'cat' ? undefined : argv[0],
+  // `sh -c SCRIPT NAME ARGS...`: the script runs NAME (its $0), the tool a "not installed" error names.
+  tool: argv[0] === 'cat' ? undefined : argv[0] === 'sh' && argv[1] === '-c' && argv[3] !== undefined ? argv[3] : argv[0],
   ...extra,
 })
 
@@ -183,6 +184,11 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     'sysctls',
     'networking sysctls',
     [
+      // The keys below through sysctl (its exit code kept: non-zero for a key the kernel lacks), then every interface's
+      // rp_filter in one read (NODE-005/006: the per-interface keys cannot be named in advance).
+      'sh',
+      '-c',
+      'sysctl "$@"; rc=$?; grep -H . /proc/sys/net/ipv4/conf/*/rp_filter 2>/dev/null; exit $rc',
       'sysctl',
       'net.ipv4.ip_forward',
       'net.ipv6.conf.all.forwarding',

@@ -21,7 +21,7 @@ export function normalizeSysctlKey(key: string): string {
 }
 
 /**
- * Parses sysctl output or sysctl.conf text. Lines sysctl prints for unreadable keys ("sysctl: permission denied
+ * Parses sysctl output or sysctl.conf text, and `grep -H . /proc/sys/...` lines (`PATH:VALUE`). Lines sysctl prints for unreadable keys ("sysctl: permission denied
  * on key ...") become info issues; other lines that are not `key = value` become warnings. Later lines win.
  */
 export function parseSysctl(text: string, options: {source?: string} = {}): Sysctls {
@@ -32,6 +32,18 @@ export function parseSysctl(text: string, options: {source?: string} = {}): Sysc
     if (line === '' || line.startsWith('#') || line.startsWith(';')) return
     if (line.startsWith('sysctl:')) {
       out.issues.push({severity: 'info', code: 'sysctl-unreadable', ...src, line: i + 1, message: line})
+      return
+    }
+    // `grep -H . /proc/sys/...` prints `PATH:VALUE` (interface names never contain ':', the kernel refuses them).
+    if (line.startsWith('/proc/sys/')) {
+      const colon = line.indexOf(':')
+      const path = colon === -1 ? '' : line.slice(0, colon)
+      if (colon === -1 || /\s/.test(path)) {
+        out.issues.push({severity: 'warning', code: 'sysctl-syntax', ...src, line: i + 1, message: `not a "PATH:VALUE" line: ${line.slice(0, 80)}`})
+        return
+      }
+      const key = normalizeSysctlKey(path)
+      out.values[key] = {key, value: line.slice(colon + 1).trim().replace(/\s+/g, ' '), line: i + 1}
       return
     }
     const eq = line.indexOf('=')
@@ -100,4 +112,42 @@ export function sysctlMismatches(s: Sysctls, contexts: readonly SysctlContext[])
     if (actual === r.expected) return []
     return actual === undefined ? [{...r}] : [{...r, actual}]
   })
+}
+
+/** Reverse-path filter modes (ip-sysctl.rst, rp_filter): 0 off, 1 strict (RFC 3704), 2 loose. */
+export type RpFilterMode = 0 | 1 | 2
+
+export interface RpFilterTable {
+  /** net.ipv4.conf.all.rp_filter, when read. */
+  all?: RpFilterMode
+  /** Per interface (`default` and `all` excluded), by name. */
+  interfaces: Map<string, RpFilterMode>
+}
+
+const RP_PREFIX = 'net.ipv4.conf.'
+const RP_SUFFIX = '.rp_filter'
+
+/** The rp_filter values the output carries (sysctl `net.ipv4.conf.X.rp_filter` or /proc/sys paths); others ignored. */
+export function rpFilterTable(s: Sysctls): RpFilterTable {
+  const out: RpFilterTable = {interfaces: new Map()}
+  for (const {key, value} of Object.values(s.values)) {
+    if (!key.startsWith(RP_PREFIX) || !key.endsWith(RP_SUFFIX)) continue
+    const name = key.slice(RP_PREFIX.length, -RP_SUFFIX.length)
+    const n = Number(value)
+    if (name === '' || !(n === 0 || n === 1 || n === 2)) continue
+    if (name === 'all') out.all = n
+    else if (name !== 'default') out.interfaces.set(name, n)
+  }
+  return out
+}
+
+/**
+ * The mode the kernel applies on `iface`: the larger of conf/all and conf/<iface> ("The max value from
+ * conf/{all,interface}/rp_filter is used when doing source validation on the {interface}", ip-sysctl.rst; the kernel's
+ * IN_DEV_RPFILTER is IN_DEV_MAXCONF). Undefined when either value is unknown.
+ */
+export function effectiveRpFilter(t: RpFilterTable, iface: string): RpFilterMode | undefined {
+  const own = t.interfaces.get(iface)
+  if (own === undefined || t.all === undefined) return undefined
+  return Math.max(own, t.all) as RpFilterMode
 }

@@ -6,6 +6,9 @@ import {checkHairpin, NODE_HAIRPIN} from './hairpin.js'
 import {checkModules, NODE_MODULES} from './modules.js'
 import {checkNodeLocalDns, NODE_LOCAL_DNS} from './node-local-dns.js'
 import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LOCALNET} from './specs.js'
+import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
+import {checkOverlayMtu, checkPodMtu} from './mtu.js'
+import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
@@ -15,4 +18,9 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_HAIRPIN, run: checkHairpin},
   {spec: NODE_LOCAL_DNS, run: checkNodeLocalDns},
   {spec: NODE_MODULES, when: {servicesOwner: ['kube-proxy']}, run: checkModules},
+  // issue #19 items 2 (reverse-path filtering) and 3 (MTU)
+  {spec: NODE_RP_FILTER_ASYMMETRIC, run: checkRpFilterAsymmetric},
+  {spec: NODE_RP_FILTER_CALICO_LOOSE, run: checkRpFilterCalicoLoose},
+  {spec: NODE_OVERLAY_MTU, run: checkOverlayMtu},
+  {spec: NODE_POD_MTU, run: checkPodMtu},
 ]

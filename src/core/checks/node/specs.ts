@@ -82,3 +82,93 @@ export const NODE_ROUTE_LOCALNET: CheckSpec = {
 }
 
 export const NODE_SPECS: readonly CheckSpec[] = [NODE_IP_FORWARD, NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_ROUTE_LOCALNET]
+
+// ---- issue #19 items 2 and 3: reverse-path filtering and MTU (NODE-005..019 are this family's) ----
+
+export const NODE_RP_FILTER_ASYMMETRIC: CheckSpec = {
+  id: 'NODE-005',
+  area: 'routes',
+  severity: 'error',
+  title: 'Strict reverse-path filtering drops pod or Service traffic on a node whose routes back are asymmetric',
+  looksAt:
+    "Every interface's `rp_filter` (the `sysctls` artifact reads `/proc/sys/net/ipv4/conf/*/rp_filter`), with the mode the kernel applies: the larger of " +
+    '`net.ipv4.conf.all.rp_filter` and the interface\'s own value. Where the interface carrying the Node\'s IPv4 InternalIP (from `ip -j addr`) is in strict mode (1), ' +
+    "the main routing table (`ip -d route show table all`) is asked for the route back to each source of cluster traffic: the other Nodes' InternalIPs and their pod CIDRs " +
+    '(Calico blocks, else Node podCIDRs). A source routed back through an overlay device (tunl0, vxlan.calico, flannel.1, ...) arrives through it too, and one routed ' +
+    "into the CNI's own links (cilium_host, cni0, cali*, ...) is the CNI's to deliver: both are fine; one routed back through another interface than the one it arrives " +
+    'on is dropped. A source covered by a policy-routing table cannot be judged (`ip rule` is not collected): the check then skips and names it. Clients outside the ' +
+    'cluster are not judged (their addresses are not known).',
+  why:
+    'In strict mode (RFC 3704) the kernel drops every packet whose source it would not route back out of the interface the packet came in on. On a multi-homed node ' +
+    '(a second NIC for storage or management, a default route on another interface than the cluster network) traffic from other nodes and their pods arrives on the ' +
+    "cluster interface while the reply route leaves through another one: pod-to-pod traffic across nodes, Services with remote endpoints and NodePorts forwarded from other " +
+    'nodes silently time out. Strict mode on a node whose paths are symmetric (a single-homed node, a Calico IPIP node) breaks nothing and raises nothing.',
+  remedy:
+    'Either make the route back symmetric (add a route for the cluster network through the interface that carries the InternalIP, e.g. ' +
+    '`ip route add 172.16.0.0/16 via GATEWAY dev eth1`, and make it persistent in the network configuration), or use loose mode on that interface: ' +
+    '`sysctl -w net.ipv4.conf.all.rp_filter=2` and `sysctl -w net.ipv4.conf.IFACE.rp_filter=2` (the kernel applies the larger of the two), written to ' +
+    '`/etc/sysctl.d/99-kubernetes.conf`. On an older Calico, check NODE-006 before setting `all` to 2.',
+  requires: ['sysctls', 'ip-addr', 'ip-route', 'cluster:nodes'],
+}
+
+export const NODE_RP_FILTER_CALICO_LOOSE: CheckSpec = {
+  id: 'NODE-006',
+  area: 'routes',
+  severity: 'error',
+  title: 'Loose reverse-path filtering (all.rp_filter = 2) on a Calico node whose calico-node is not running',
+  looksAt:
+    "`net.ipv4.conf.all.rp_filter` from the `sysctls` artifact on clusters with Calico (IPPools or calico-node pods), and the calico-node pod on the node: its " +
+    'readiness and restarts, and its FELIX_IGNORELOOSERPF setting. A calico-node that runs with `all` at 2 is a Felix without the loose-RPF startup check (current ' +
+    'releases): nothing fires then.',
+  why:
+    "Felix versions with the startup check read `/proc/sys/net/ipv4/conf/all/rp_filter` and exit with \"Kernel's RPF check is set to 'loose'\" when it is 2, because " +
+    "loose mode at `all` overrides the strict per-interface value those versions rely on against spoofing (projectcalico/felix#1322). systemd 240 and later ship " +
+    '`net.ipv4.conf.all.rp_filter = 2` (systemd/systemd#10971), so a node upgrade or a new image can turn it on: calico-node then crash-loops and the node\'s pods lose networking.',
+  remedy:
+    'Set strict or no filtering at `all` and make it persistent: `sysctl -w net.ipv4.conf.all.rp_filter=1` and a file in `/etc/sysctl.d/` that sorts after systemd\'s ' +
+    '`50-default.conf` (e.g. `99-calico.conf`). If loose mode is needed for asymmetric routing and the workloads are trusted, tell Felix to accept it instead: ' +
+    '`kubectl -n kube-system set env daemonset/calico-node FELIX_IGNORELOOSERPF=true`. Current Calico releases no longer have the check: upgrading removes it too.',
+  requires: ['sysctls', 'cluster:pods'],
+}
+
+export const NODE_OVERLAY_MTU: CheckSpec = {
+  id: 'NODE-007',
+  area: 'routes',
+  severity: 'error',
+  title: "An overlay device's MTU is larger than its underlay's MTU minus the encapsulation overhead: large responses hang",
+  looksAt:
+    'The links (`ip -j -d link show`): each overlay device that is up (tunl0 IPIP 20 bytes, vxlan.calico and flannel.1 VXLAN 50, vxlan-v6.calico 70, wireguard.cali and ' +
+    'flannel-wg WireGuard 60, their IPv6 devices 80; other ipip/vxlan/wireguard/geneve links by kind) against its underlay: a VXLAN device\'s own `dev`, else the ' +
+    "interface that carries the Node's InternalIP of the outer family (`ip -j addr`). Cilium's tunnel devices are not judged: Cilium applies the overhead on the pods' " +
+    'routes instead of the device.',
+  why:
+    "Every packet a pod sends through the tunnel grows by the encapsulation header. With the tunnel's MTU above the underlay's MTU minus that header, full-size pod " +
+    'packets become outer packets the underlay cannot carry: they are fragmented or dropped (silently where ICMP is filtered or DF is set). Pings and small requests ' +
+    'work while TLS handshakes, image pulls and large HTTP responses stall (projectcalico/calico#7651, #8953, #1709).',
+  remedy:
+    "Set the CNI's MTU to the underlay MTU minus the overhead (or let it auto-detect): Calico FelixConfiguration `ipipMTU`/`vxlanMTU`/`wireguardMTU` (or the operator's " +
+    '`Installation.spec.calicoNetwork.mtu`, or `veth_mtu` in the `calico-config` ConfigMap); flannel derives its MTU from the interface `--iface` selects. Then restart the CNI pods and recreate ' +
+    'the pods (their veths keep the old MTU). `ip link set dev tunl0 mtu 1480` fixes the device until the CNI sets it again.',
+  requires: ['ip-link', 'ip-addr', 'cluster:nodes'],
+}
+
+export const NODE_POD_MTU: CheckSpec = {
+  id: 'NODE-008',
+  area: 'routes',
+  severity: 'error',
+  title: "Pods on a bridge CNI have a larger MTU than the overlay their traffic to other nodes goes through",
+  looksAt:
+    'The links (`ip -j -d link show`): the veth ports of each bridge with pods on it (cni0, cbr0: flannel and the bridge plugin) against the smallest MTU of the overlay ' +
+    "devices the main routing table sends traffic through (flannel.1, flannel-wg, ...). The host end of a pod's veth has the pod end's MTU: the bridge plugin creates " +
+    "both ends with one MTU. Routed CNIs' veths (cali*, lxc*) are not judged here; neither are nodes without an overlay.",
+  why:
+    'A pod sends packets up to its own MTU. Above the overlay\'s MTU they do not fit the tunnel whole: the node must fragment them or answer with ICMP "fragmentation needed", ' +
+    'which network policies and DF-set traffic turn into silent drops. Pods created before an MTU change (the underlay or FLANNEL_MTU changed, the CNI was reconfigured) ' +
+    'keep the old MTU: small requests work, large transfers to pods on other nodes stall.',
+  remedy:
+    "Recreate the affected pods so the CNI gives them the current MTU (`kubectl delete pod -n NAMESPACE POD`, or `kubectl rollout restart` of their workloads), after making " +
+    "sure the CNI's configured MTU fits the overlay (flannel writes FLANNEL_MTU to /run/flannel/subnet.env from the interface `--iface` selects, minus the overhead).",
+  requires: ['ip-link', 'ip-route'],
+}
+
+export const NODE_SPECS_RP_MTU: readonly CheckSpec[] = [NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE, NODE_OVERLAY_MTU, NODE_POD_MTU]

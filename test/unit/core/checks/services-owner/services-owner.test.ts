@@ -18,7 +18,8 @@ const validate = new Ajv2020({allErrors: true, strict: true}).compile(JSON.parse
 const NODES = join(FIXTURES, 'layouts', 'nodes')
 const meta = {generatedAt: '2026-12-03T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'test'}
 const CILIUM_REASON = 'Services on this node are implemented by Cilium (kube-proxy-replacement=true in kube-system/cilium-config)'
-const KUBE_PROXY_FAMILIES = /^(IPT|IPVS|NFT|PROXY|CT)-/
+// CT-002 (table fill) and CT-003 (insert failures) are the kernel's conntrack health, whoever implements Services.
+const KUBE_PROXY_FAMILIES = /^(?:(?:IPT|IPVS|NFT|PROXY)-|CT-00[14]$)/
 
 async function analyze(name: string) {
   const b = await readBundle(join(NODES, name))
