@@ -3,7 +3,7 @@
 // carries the evidence it came from; what cannot be told stays `unknown` (never a finding).
 import type {ConfigMap, DaemonSet, KubeObject, Node, Pod} from '../model/k8s.js'
 import type {ClusterSnapshot} from '../model/snapshot.js'
-import {flagValue, type LayoutDiscovery} from '../parse/layout-discovery.js'
+import {flagValue, type LayoutDiscovery, parseRancherSettings, type RancherArg} from '../parse/layout-discovery.js'
 import {type Distribution, type KubeProxyPlacement, knownLayout} from './known-layouts.js'
 
 export type CniName = 'calico' | 'canal' | 'flannel' | 'cilium' | 'aws-vpc-cni' | 'azure-cni' | 'gke' | 'kube-router' | 'ovn-kubernetes' | 'antrea' | 'weave' | 'other' | 'unknown'
@@ -38,7 +38,8 @@ export interface ResolvedLayout {
   version?: string
   os?: string
   kubelet: {configPaths: string[]; configDirs: string[]; flagsSource: string; embeddedIn?: 'k3s'; source: 'running kubelet' | 'layout table' | 'unknown'}
-  kubeProxy: {where: KubeProxyPlacement['kind']; detail: string; mode?: string}
+  /** `flags`: k3s's embedded kube-proxy's flags (kube-proxy-arg in its config files, then its command line). */
+  kubeProxy: {where: KubeProxyPlacement['kind']; detail: string; mode?: string; flags?: RancherArg[]}
   cni: {name: CniName; mode?: string; detail?: string}
   servicesOwner: ResolvedServicesOwner
   clusterDNS?: string
@@ -57,6 +58,8 @@ export interface LayoutInputs {
   discoveryProblem?: string
   /** A kube-proxy answered on the node (127.0.0.1:10249/proxyMode): one runs there, whatever launched it. */
   kubeProxyAnswered?: boolean
+  /** The `rancher-config` artifact: k3s/RKE2 config.yaml and config.yaml.d (kube-proxy-arg, disable-kube-proxy). */
+  rancherConfig?: string
 }
 
 const KUBE_SYSTEM = 'kube-system'
@@ -198,19 +201,26 @@ function kubeProxyPodOn(cluster: ClusterSnapshot, node: string): Pod | undefined
   return cluster.pods.find((p) => p.spec?.nodeName === node && p.metadata.namespace === KUBE_SYSTEM && isKubeProxyPod(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
 }
 
-function k3sDisablesKubeProxy(d: LayoutDiscovery | undefined): boolean {
-  const argv = d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : []
-  return argv.some((a) => a === '--disable-kube-proxy' || a === '--disable-kube-proxy=true')
-}
-
 function resolveKubeProxy(d: LayoutDiscovery | undefined, distribution: Distribution, input: LayoutInputs, ev: string[]): ResolvedLayout['kubeProxy'] {
   const staticManifest = d?.files.find((f) => /\/kube-proxy\.(yaml|yml|manifest|json)$/.test(f))
   if (distribution === 'k3s') {
-    if (k3sDisablesKubeProxy(d)) {
-      ev.push('k3s runs with --disable-kube-proxy')
-      return {where: 'none', detail: 'disabled in k3s (--disable-kube-proxy)'}
+    const k3s = parseRancherSettings(input.rancherConfig, d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : [])
+    for (const p of k3s.problems) ev.push(`k3s config unreadable: ${p}`)
+    if (k3s.disableKubeProxy !== undefined) {
+      ev.push(`k3s runs with disable-kube-proxy (${k3s.disableKubeProxy})`)
+      return {where: 'none', detail: `disabled in k3s (disable-kube-proxy in ${k3s.disableKubeProxy})`}
     }
-    return {where: 'embedded', detail: 'embedded in k3s (kube-proxy-arg)'}
+    const args = k3s.kubeProxyArgs
+    const out: ResolvedLayout['kubeProxy'] = {
+      where: 'embedded',
+      detail: args.length === 0 ? 'embedded in k3s (no kube-proxy-arg: k3s defaults)' : `embedded in k3s, kube-proxy-arg ${args.map((a) => `${a.flag} (${a.source})`).join(', ')}`,
+      flags: args,
+    }
+    const mode = args.map((a) => /^--proxy-mode=(\S+)$/.exec(a.flag)?.[1]).filter((m) => m !== undefined).at(-1)
+    // k3s's kube-proxy runs in iptables mode unless kube-proxy-arg says otherwise (it passes no --proxy-mode itself).
+    out.mode = mode ?? 'iptables'
+    ev.push(`k3s kube-proxy mode ${out.mode} (${mode ? 'kube-proxy-arg proxy-mode' : 'kube-proxy default: no proxy-mode in kube-proxy-arg'})`)
+    return out
   }
   if (staticManifest) {
     ev.push(`static pod manifest ${staticManifest}`)

@@ -23,6 +23,8 @@ export interface LayoutNode {
   ns: Netns
   /** Runs the collection plan's exact command line for `id` on the node (files and processes in place). */
   collect(id: string): {status: number | null; stdout: string; stderr: string}
+  /** Runs any shell command line on the node (files and processes in place): what a NodeTransport execs. */
+  run(command: string): {status: number | null; stdout: string; stderr: string}
   destroy(): void
 }
 
@@ -49,15 +51,19 @@ export function createLayoutNode(files: Record<string, string>, processes: FakeP
   ns.exec(['ip', 'link', 'set', 'lo', 'up'])
   const overlays = ['etc', 'var/lib', 'run'].map((t) => `mount -t overlay overlay -o lowerdir=/${t},upperdir=${dir}/up/${t},workdir=${dir}/work/${t} /${t}`).join(' && ')
   const starts = processes.map((p) => `bash -c 'exec -a ${p.argv0} ${dir}/bin/${p.name} ${p.args.join(' ')}' >/dev/null 2>&1 & `).join('')
-  const waits = processes.map((p) => `for i in 1 2 3 4 5 6 7 8 9 10; do grep -qx ${p.name} /proc/[0-9]*/comm 2>/dev/null && break; sleep 0.2; done; `).join('')
+  const waits = processes.map((p) => `for i in $(seq 40); do grep -qx ${p.name} /proc/[0-9]*/comm 2>/dev/null && break; sleep 0.05; done; `).join('')
+  const run = (command: string) => {
+    const setup = `${overlays} && ${starts}${waits}eval "$1"`
+    return ns.run(['unshare', '-m', '-p', '-f', '--mount-proc', '--propagation', 'private', 'sh', '-c', setup, 'node-doctor', command])
+  }
   return {
     ns,
     collect(id) {
       const item = COLLECTION_PLAN.find((p) => p.id === id)
       if (!item) throw new Error(`no plan item ${id}`)
-      const setup = `${overlays} && ${starts}${waits}eval "$1"`
-      return ns.run(['unshare', '-m', '-p', '-f', '--mount-proc', '--propagation', 'private', 'sh', '-c', setup, 'node-doctor', commandLine(item, false)])
+      return run(commandLine(item, false))
     },
+    run,
     destroy() {
       ns.destroy()
       rmSync(dir, {recursive: true, force: true})

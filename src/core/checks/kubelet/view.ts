@@ -187,7 +187,9 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot, facts?: NodeFac
     }
   }
 
-  let disk: KubeletView['disk'] = file.ok ? {ok: true, value: mergeKubeletConfigs(applyKubeletDefaults(file.value, version), dropIns)} : file
+  // Without --config the kubelet starts from its flag defaults (applyLegacyDefaults: anonymous auth, AlwaysAllow,
+  // read-only port 10255) before the drop-ins, not from the v1beta1 file defaults.
+  let disk: KubeletView['disk'] = file.ok ? {ok: true, value: mergeKubeletConfigs(applyKubeletDefaults(file.value, version, {legacyFlagDefaults: noConfigFile !== undefined}), dropIns)} : file
   if (disk.ok && dropInIssues.length > 0) disk = {ok: true, value: {...disk.value, issues: [...disk.value.issues, ...dropInIssues]}}
 
   const flags = readFlags(node, version, embeddedInK3s ? discovery : undefined)
@@ -278,6 +280,11 @@ function k3sFills(cfg: KubeletConfig, node: NodeSnapshot, discovery: LayoutDisco
   if (!Array.isArray(dns) || dns.length === 0) {
     const s = k3sSetting(node, discovery, 'cluster-dns')
     out = withKubeletSetting(out, '/clusterDNS', [s?.value ?? '10.43.0.10'], {kind: 'default', detail: s ? `k3s cluster-dns at ${s.where}` : 'k3s default cluster-dns 10.43.0.10'})
+  }
+  // k3s passes --read-only-port=0 on its own (k3s-io/k3s pkg/daemons/agent/agent_linux.go; older releases set it in
+  // the config it generates): the kubelet's flag default 10255 never applies there unless a kubelet-arg sets it.
+  if (!['file', 'drop-in', 'flag'].includes(cfg.origins['/readOnlyPort']?.kind ?? '')) {
+    out = withKubeletSetting(out, '/readOnlyPort', 0, {kind: 'default', detail: 'k3s passes --read-only-port=0'})
   }
   const domain = getAt(cfg.values, '/clusterDomain')
   if (typeof domain !== 'string' || domain === '') {

@@ -1,0 +1,424 @@
+// The layout "check" harness (#17): per distribution layout (kubeadm, k3s, RKE2, EKS AL2023, GKE-like on COS paths,
+// Cilium kube-proxy replacement), a node built for real with test/integration/layout/node.ts (the layout's files at
+// their real paths, its links, routes and iptables rules in the node's network namespace, its processes' command
+// lines), collected with the real collection plan through a NodeTransport over that node, and analysed as `check`
+// does (analyzeSnapshots, profile incident) with the API objects that layout's cluster has. Clean, each node reports
+// its layout and Services owner and raises no error and no warning; then the planted faults that apply to the layout
+// (a stale KUBE-SVC chain, a missing route to another node's pod block, a wrong clusterDNS in the kubelet file that
+// layout really uses, kube-proxy's leftovers after a move to Cilium) are each found.
+import assert from 'node:assert/strict'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {parse as parseYaml} from 'yaml'
+import {analyzeSnapshots} from '../../../src/app/analyze.js'
+import {collectNode} from '../../../src/app/collect-node.js'
+import {objectsOf} from '../../../src/core/checks/proxier-snapshot.js'
+import {planFor} from '../../../src/core/collection/plan.js'
+import type {ConfigMap, DaemonSet, EndpointSlice, KubeObject, Node, Pod, Service} from '../../../src/core/model/k8s.js'
+import type {Finding, Report} from '../../../src/core/model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../../src/core/model/snapshot.js'
+import {generateIptablesRestore} from '../../../src/core/proxier/iptables/generate.js'
+import {serializeSave} from '../../../src/core/proxier/iptables/save.js'
+import {buildRenderInput} from '../../../src/core/proxier/render-input.js'
+import type {ExecResult, NodeTransport} from '../../../src/ports/node-transport.js'
+import {blockAffinity, calicoNode, clusterSnapshot, ipamBlock, ipPool, pod} from '../../support/calico-dns-builders.js'
+import {type FakeKubeProxy, startFakeKubeProxy} from '../../support/fake-kube-proxy.js'
+import {readFixture} from '../../support/golden.js'
+import {createNetns, type Netns} from '../../support/netns.js'
+import {createLayoutNode, type FakeProcess, type LayoutNode, layoutNodeSkipReason} from './node.js'
+
+const META = {generatedAt: '2026-12-03T12:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'check --all'}
+const NOW = () => new Date('2026-12-03T12:00:00.000Z')
+
+/** The collection plan's commands, run on a layout node: what `check` does over SSH, here over the namespaces. */
+class LayoutTransport implements NodeTransport {
+  readonly kind = 'local' as const
+  constructor(
+    readonly node: string,
+    private readonly ln: LayoutNode,
+  ) {}
+  async exec(command: string): Promise<ExecResult> {
+    const r = this.ln.run(command)
+    return {exitCode: r.status, stdout: r.stdout, stderr: r.stderr}
+  }
+  async close(): Promise<void> {}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// API objects
+
+const LONG_AGO = '2026-11-01T00:00:00Z'
+
+function svc(namespace: string, name: string, clusterIP: string, ports: Array<{name: string; protocol: 'TCP' | 'UDP'; port: number; targetPort: number}>, selector?: Record<string, string>): Service {
+  return {apiVersion: 'v1', kind: 'Service', metadata: {name, namespace}, spec: {type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ports, ...(selector ? {selector} : {})}}
+}
+
+function slice(namespace: string, service: string, endpoints: Array<{ip: string; node?: string}>, ports: Array<{name: string; protocol: 'TCP' | 'UDP'; port: number}>): EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {name: `${service}-x1`, namespace, labels: {'kubernetes.io/service-name': service}},
+    addressType: 'IPv4',
+    endpoints: endpoints.map((e) => ({addresses: [e.ip], conditions: {ready: true, serving: true, terminating: false}, ...(e.node ? {nodeName: e.node} : {})})),
+    ports,
+  } as EndpointSlice
+}
+
+function cm(name: string, data: Record<string, string>): ConfigMap {
+  return {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name, namespace: 'kube-system'}, data}
+}
+
+function ds(name: string, containers: Array<{name: string; image: string; command?: string[]; env?: Array<{name: string; value: string}>}>, labels: Record<string, string> = {'k8s-app': name}): DaemonSet {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: {name, namespace: 'kube-system', labels},
+    spec: {selector: {matchLabels: labels}, template: {metadata: {labels}, spec: {containers}}},
+    status: {desiredNumberScheduled: 2, numberReady: 2, updatedNumberScheduled: 2, numberAvailable: 2},
+  } as DaemonSet
+}
+
+function withImage(p: Pod, image: string, name: string): Pod {
+  return {...p, spec: {...p.spec!, containers: [{name, image}]}}
+}
+
+const COREFILE = '.:53 {\n    errors\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n       pods insecure\n       fallthrough in-addr.arpa ip6.arpa\n    }\n    forward . /etc/resolv.conf\n    cache 30\n}\n'
+
+interface ClusterPlan {
+  nodes: Node[]
+  serviceCIDR: string
+  apiServerIP: string
+  dnsIP: string
+  corednsIP: string
+  kubeProxy?: {image: string; configMap?: {name: string; key: string; text: string}}
+  daemonSets?: DaemonSet[]
+  configMaps?: ConfigMap[]
+  pods?: Pod[]
+  calico?: ClusterSnapshot['calico']
+  serverVersion: string
+}
+
+function clusterOf(p: ClusterPlan): ClusterSnapshot {
+  const [a] = p.nodes
+  const kubeProxyPods = p.kubeProxy
+    ? p.nodes.map((n, i) => withImage(pod('kube-system', `kube-proxy-${'abcde'[i]}x7k2p`, n.metadata.name, n.status!.addresses![0]!.address, {labels: {'k8s-app': 'kube-proxy'}, hostNetwork: true, container: 'kube-proxy'}), p.kubeProxy!.image, 'kube-proxy'))
+    : []
+  return clusterSnapshot({
+    serverVersion: p.serverVersion,
+    nodes: p.nodes,
+    services: [
+      svc('default', 'kubernetes', p.apiServerIP, [{name: 'https', protocol: 'TCP', port: 443, targetPort: 6443}]),
+      svc('kube-system', 'kube-dns', p.dnsIP, [{name: 'dns', protocol: 'UDP', port: 53, targetPort: 53}, {name: 'dns-tcp', protocol: 'TCP', port: 53, targetPort: 53}], {'k8s-app': 'kube-dns'}),
+    ],
+    endpointSlices: [
+      slice('default', 'kubernetes', [{ip: a!.status!.addresses![0]!.address}], [{name: 'https', protocol: 'TCP', port: 6443}]),
+      slice('kube-system', 'kube-dns', [{ip: p.corednsIP, node: a!.metadata.name}], [{name: 'dns', protocol: 'UDP', port: 53}, {name: 'dns-tcp', protocol: 'TCP', port: 53}]),
+    ],
+    pods: [pod('kube-system', 'coredns-7db6d8ff4d-abcde', a!.metadata.name, p.corednsIP, {labels: {'k8s-app': 'kube-dns'}, container: 'coredns'}), ...kubeProxyPods, ...(p.pods ?? [])],
+    daemonSets: [...(p.kubeProxy ? [ds('kube-proxy', [{name: 'kube-proxy', image: p.kubeProxy.image}])] : []), ...(p.daemonSets ?? [])],
+    configMaps: [cm('coredns', {Corefile: COREFILE}), ...(p.kubeProxy?.configMap ? [cm(p.kubeProxy.configMap.name, {[p.kubeProxy.configMap.key]: p.kubeProxy.configMap.text})] : []), ...(p.configMaps ?? [])],
+    serviceCIDRs: [{apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: {name: 'kubernetes'}, spec: {cidrs: [p.serviceCIDR]}} as ClusterSnapshot['serviceCIDRs'][number]],
+    ...(p.calico ? {calico: p.calico} : {}),
+  })
+}
+
+function plainNode(name: string, ip: string, podCIDR: string, info: {kubeletVersion: string; osImage: string; providerID?: string; labels?: Record<string, string>}): Node {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {name, labels: {'kubernetes.io/hostname': name, ...info.labels}, creationTimestamp: LONG_AGO},
+    spec: {podCIDR, podCIDRs: [podCIDR], ...(info.providerID ? {providerID: info.providerID} : {})},
+    status: {
+      addresses: [{type: 'InternalIP', address: ip}, {type: 'Hostname', address: name}],
+      conditions: [{type: 'Ready', status: 'True'}],
+      nodeInfo: {kubeletVersion: info.kubeletVersion, osImage: info.osImage, containerRuntimeVersion: 'containerd://2.0.5', kernelVersion: '6.8.0-51-generic'},
+    },
+  } as Node
+}
+
+function withNodeInfo(n: Node, kubeletVersion: string, osImage: string): Node {
+  return {...n, status: {...n.status!, nodeInfo: {kubeletVersion, osImage, containerRuntimeVersion: 'containerd://2.0.5', kernelVersion: '6.8.0-51-generic'}}} as Node
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Node network state
+
+const mac = (n: number) => `02:00:00:00:01:${n.toString(16).padStart(2, '0')}`
+
+/** eth0 with the node address, a default route, forwarding on (as on every Kubernetes node). */
+function uplink(ns: Netns, address: string): void {
+  const ip = (...a: string[]) => ns.exec(['ip', ...a])
+  ns.exec(['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'])
+  ip('link', 'add', 'eth0', 'address', mac(1), 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', mac(2))
+  ip('link', 'set', 'eth0', 'up')
+  ip('link', 'set', 'eth0-peer', 'up')
+  ip('addr', 'add', `${address}/24`, 'dev', 'eth0')
+  ip('route', 'add', 'default', 'via', address.replace(/\.\d+$/, '.1'), 'dev', 'eth0', 'proto', 'dhcp', 'src', address, 'metric', '100')
+}
+
+/** flannel VXLAN as k3s runs it: flannel.1 with this node's .0, cni0 with .1, a route per other node's subnet. */
+function flannelNetwork(ns: Netns, own: string, others: string[]): void {
+  const ip = (...a: string[]) => ns.exec(['ip', ...a])
+  ip('link', 'add', 'flannel.1', 'address', mac(3), 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
+  ip('addr', 'add', `${own.replace(/\.\d+\/\d+$/, '.0')}/32`, 'dev', 'flannel.1')
+  ip('link', 'set', 'flannel.1', 'up')
+  ip('link', 'add', 'cni0', 'address', mac(4), 'type', 'bridge')
+  ip('addr', 'add', own.replace(/\.\d+\/(\d+)$/, '.1/$1'), 'dev', 'cni0')
+  ip('link', 'set', 'cni0', 'up')
+  for (const o of others) ip('route', 'add', o, 'via', o.replace(/\.\d+\/\d+$/, '.0'), 'dev', 'flannel.1', 'onlink')
+}
+
+/** kube-proxy's rules for the node, rendered by the embedded proxier from the cluster (what a synced kube-proxy wrote). */
+function kubeProxyRules(cluster: ClusterSnapshot, node: string, config: Record<string, unknown> | undefined): string {
+  const render = buildRenderInput(objectsOf(cluster), {nodeName: node, ...(config ? {kubeProxyConfig: config} : {}), facts: {nfacct: false, family: 'ipv4'}})
+  return serializeSave(generateIptablesRestore(render.input).ruleset)
+}
+
+/** The kubelet's own chains (it creates them in the backend it uses: kubelet's iptables util chains). */
+const KUBELET_CHAINS = `*mangle
+:KUBE-IPTABLES-HINT - [0:0]
+:KUBE-KUBELET-CANARY - [0:0]
+COMMIT
+*nat
+:KUBE-KUBELET-CANARY - [0:0]
+COMMIT
+*filter
+:KUBE-FIREWALL - [0:0]
+:KUBE-KUBELET-CANARY - [0:0]
+-A INPUT -j KUBE-FIREWALL
+-A OUTPUT -j KUBE-FIREWALL
+-A KUBE-FIREWALL ! -s 127.0.0.0/8 -d 127.0.0.0/8 -m comment --comment "block incoming localnet connections" -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP
+COMMIT
+`
+
+/** k3s's own chains beside kube-proxy's: flannel's masquerading/forwarding and the network-policy controller (kube-router's). */
+const K3S_FOREIGN_CHAINS = `*nat
+:FLANNEL-POSTRTG - [0:0]
+-A POSTROUTING -m comment --comment "flanneld masq" -j FLANNEL-POSTRTG
+-A FLANNEL-POSTRTG -m mark --mark 0x4000/0x4000 -m comment --comment "flanneld masq" -j RETURN
+-A FLANNEL-POSTRTG -s 10.42.0.0/24 -d 10.42.0.0/16 -m comment --comment "flanneld masq" -j RETURN
+-A FLANNEL-POSTRTG -s 10.42.0.0/16 ! -d 224.0.0.0/4 -m comment --comment "flanneld masq" -j MASQUERADE --random-fully
+COMMIT
+*filter
+:FLANNEL-FWD - [0:0]
+:KUBE-ROUTER-FORWARD - [0:0]
+:KUBE-ROUTER-INPUT - [0:0]
+:KUBE-ROUTER-OUTPUT - [0:0]
+:KUBE-NWPLCY-DEFAULT - [0:0]
+:KUBE-POD-FW-3K7NLGKO6MRC4ZLQ - [0:0]
+-I INPUT 1 -m comment --comment "kube-router netpol - 4IA2OSFRMVNDXBVV" -j KUBE-ROUTER-INPUT
+-I FORWARD 1 -m comment --comment "kube-router netpol - TEMCG2JMHZYE7H7T" -j KUBE-ROUTER-FORWARD
+-I OUTPUT 1 -m comment --comment "kube-router netpol - VEAAIY32XVBHCSCY" -j KUBE-ROUTER-OUTPUT
+-A FORWARD -m comment --comment "flanneld forward" -j FLANNEL-FWD
+-A FLANNEL-FWD -s 10.42.0.0/16 -m comment --comment "flanneld forward" -j ACCEPT
+-A FLANNEL-FWD -d 10.42.0.0/16 -m comment --comment "flanneld forward" -j ACCEPT
+-A KUBE-NWPLCY-DEFAULT -m comment --comment "rule to mark traffic matching a network policy" -j MARK --set-xmark 0x10000/0x10000
+-A KUBE-ROUTER-FORWARD -d 10.42.0.5/32 -m comment --comment "rule to jump traffic destined to POD name:coredns-7db6d8ff4d-abcde namespace: kube-system to chain KUBE-POD-FW-3K7NLGKO6MRC4ZLQ" -j KUBE-POD-FW-3K7NLGKO6MRC4ZLQ
+-A KUBE-POD-FW-3K7NLGKO6MRC4ZLQ -m conntrack --ctstate RELATED,ESTABLISHED -m comment --comment "rule for stateful firewall for pod" -j ACCEPT
+COMMIT
+`
+
+// ---------------------------------------------------------------------------------------------------------------
+// The layouts
+
+interface Layout {
+  name: string
+  /** The node built here; the cluster has a second node `other` that is only an API object. */
+  node: string
+  files: Record<string, string>
+  processes: FakeProcess[]
+  /** Links, addresses, routes, sysctls; `pods` is a second namespace for pod veth peers. */
+  network(ns: Netns, pods: Netns): void
+  cluster(): ClusterSnapshot
+  /** iptables-save texts restored into the node in order, the later ones with --noflush (kube-proxy's rules, the CNI's, the kubelet's). */
+  rules(cluster: ClusterSnapshot): string[]
+  /** The mode a fake kube-proxy answers on 127.0.0.1:10249/proxyMode; none where no kube-proxy runs. */
+  kubeProxyMode?: string
+  summary: string
+  owner: string
+  /** The kubelet config file (or drop-in) the layout really uses, relative to /, and its clusterDNS line. */
+  dnsFile: string
+  dnsLine: string
+  /** Whether Calico routes pod blocks here (the missing-route fault applies). */
+  calicoRoutes?: {remove: string[]}
+}
+
+const KUBEADM_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    cacheTTL: 0s
+    enabled: true
+  x509:
+    clientCAFile: /etc/kubernetes/pki/ca.crt
+authorization:
+  mode: Webhook
+cgroupDriver: systemd
+clusterDNS:
+- 10.96.0.10
+clusterDomain: cluster.local
+containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock
+kind: KubeletConfiguration
+resolvConf: /run/systemd/resolve/resolv.conf
+rotateCertificates: true
+staticPodPath: /etc/kubernetes/manifests
+`
+const KUBE_PROXY_CONF = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclusterCIDR: 10.244.0.0/16\nmode: iptables\n'
+const CONTAINERD_SYSTEMD = 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n'
+
+function kubeadm(): Layout {
+  const nodes = [withNodeInfo(calicoNode('node-a', '192.168.0.11', {vtep: '10.244.1.0', podCIDR: '10.244.1.0/24'}), 'v1.34.2', 'Ubuntu 24.04.1 LTS'), withNodeInfo(calicoNode('node-b', '192.168.0.12', {vtep: '10.244.2.0', podCIDR: '10.244.2.0/24'}), 'v1.34.2', 'Ubuntu 24.04.1 LTS')]
+  return {
+    name: 'kubeadm',
+    node: 'node-a',
+    files: {
+      'var/lib/kubelet/config.yaml': KUBEADM_KUBELET,
+      'var/lib/kubelet/kubeadm-flags.env': 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10"\n',
+      'etc/containerd/config.toml': CONTAINERD_SYSTEMD,
+      'etc/cni/net.d/10-calico.conflist': '{\n  "name": "k8s-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "calico", "datastore_type": "kubernetes", "ipam": {"type": "calico-ipam"}},\n    {"type": "portmap", "snat": true, "capabilities": {"portMappings": true}}\n  ]\n}\n',
+    },
+    processes: [
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock']},
+      {name: 'kube-proxy', argv0: '/usr/local/bin/kube-proxy', args: ['-f', '/dev/null', '--', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node-a']},
+      {name: 'calico-node', argv0: 'calico-node', args: ['-f', '/dev/null', '--', '-felix']},
+    ],
+    network(ns) {
+      uplink(ns, '192.168.0.11')
+      const ip = (...a: string[]) => ns.exec(['ip', ...a])
+      ip('link', 'add', 'vxlan.calico', 'address', mac(5), 'type', 'vxlan', 'id', '4096', 'dstport', '4789', 'dev', 'eth0')
+      ip('link', 'set', 'vxlan.calico', 'mtu', '1450', 'up')
+      ip('addr', 'add', '10.244.1.0/32', 'dev', 'vxlan.calico')
+      ip('route', 'add', 'blackhole', '10.244.1.0/26', 'proto', '80')
+      ip('route', 'add', '10.244.2.0/26', 'via', '10.244.2.0', 'dev', 'vxlan.calico', 'proto', '80', 'onlink')
+    },
+    cluster: () =>
+      clusterOf({
+        nodes,
+        serverVersion: 'v1.34.2',
+        serviceCIDR: '10.96.0.0/12',
+        apiServerIP: '10.96.0.1',
+        dnsIP: '10.96.0.10',
+        corednsIP: '192.168.0.11',
+        kubeProxy: {image: 'registry.k8s.io/kube-proxy:v1.34.2', configMap: {name: 'kube-proxy', key: 'config.conf', text: KUBE_PROXY_CONF}},
+        daemonSets: [ds('calico-node', [{name: 'calico-node', image: 'quay.io/calico/node:v3.30.3'}])],
+        configMaps: [cm('kubeadm-config', {ClusterConfiguration: 'kind: ClusterConfiguration\n'}), cm('kubelet-config', {kubelet: KUBEADM_KUBELET.replace('resolvConf: /run/systemd/resolve/resolv.conf\n', '')})],
+        pods: nodes.map((n) => pod('kube-system', `calico-node-${n.metadata.name.slice(5)}xyz`, n.metadata.name, n.status!.addresses![0]!.address, {labels: {'k8s-app': 'calico-node'}, hostNetwork: true, container: 'calico-node'})),
+        calico: {
+          ipPools: [ipPool('default-ipv4-ippool', '10.244.0.0/16', {vxlanMode: 'Always'})],
+          blockAffinities: [blockAffinity('node-a', '10.244.1.0/26'), blockAffinity('node-b', '10.244.2.0/26')],
+          ipamBlocks: [ipamBlock('10.244.1.0/26', 'node-a'), ipamBlock('10.244.2.0/26', 'node-b')],
+        },
+      }),
+    rules: (c) => [kubeProxyRules(c, 'node-a', parseYaml(KUBE_PROXY_CONF) as Record<string, unknown>), KUBELET_CHAINS],
+    kubeProxyMode: 'iptables',
+    summary: 'kubeadm v1.34.2 · kube-proxy DaemonSet, iptables · calico vxlan',
+    owner: 'kube-proxy',
+    dnsFile: 'var/lib/kubelet/config.yaml',
+    dnsLine: '- 10.96.0.10',
+    calicoRoutes: {remove: ['10.244.2.0/26']},
+  }
+}
+
+export const LAYOUTS: Array<() => Layout> = [kubeadm]
+
+// ---------------------------------------------------------------------------------------------------------------
+// The harness
+
+interface Built {
+  layout: Layout
+  node: LayoutNode
+  pods: Netns
+  cluster: ClusterSnapshot
+  kubeProxy?: FakeKubeProxy
+  dir: string
+}
+
+async function build(layout: Layout, files: Record<string, string> = layout.files): Promise<Built> {
+  const node = createLayoutNode(files, layout.processes)
+  const pods = createNetns('ndlp')
+  const dir = mkdtempSync(join(tmpdir(), 'nd-layout-kp-'))
+  layout.network(node.ns, pods)
+  const cluster = layout.cluster()
+  layout.rules(cluster).forEach((text, i) => node.ns.exec(['iptables-restore', ...(i === 0 ? [] : ['--noflush'])], text))
+  const built: Built = {layout, node, pods, cluster, dir}
+  if (layout.kubeProxyMode) built.kubeProxy = await startFakeKubeProxy(node.ns.name, dir, layout.kubeProxyMode)
+  return built
+}
+
+async function destroy(b: Built | undefined): Promise<void> {
+  if (!b) return
+  await b.kubeProxy?.stop()
+  b.pods.destroy()
+  b.node.destroy()
+  rmSync(b.dir, {recursive: true, force: true})
+}
+
+async function check(b: Built): Promise<{report: Report; snapshot: NodeSnapshot}> {
+  const snapshot = await collectNode(new LayoutTransport(b.layout.node, b.node), {plan: planFor(), timeoutMs: 30_000, sudo: false, now: NOW, batch: true})
+  return {report: analyzeSnapshots(b.cluster, [snapshot], {metadata: META, profile: 'incident'}), snapshot}
+}
+
+const loud = (r: Report): Finding[] => r.findings.filter((f) => f.severity === 'error' || f.severity === 'warning')
+const show = (fs: readonly Finding[]) => fs.map((f) => `${f.id} ${f.severity} ${f.message} [${f.subject.kind} ${f.subject.name}${f.subject.in ? ` in ${f.subject.in}` : ''}]`).join('\n')
+
+describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReason()}, () => {
+  for (const make of LAYOUTS) {
+    const layout = make()
+    describe(layout.name, () => {
+      let b: Built | undefined
+      let clean: {report: Report; snapshot: NodeSnapshot}
+      before(async () => {
+        b = await build(layout)
+        clean = await check(b)
+      })
+      after(() => destroy(b))
+
+      it('clean: the layout and Services owner are reported, and no error or warning is raised', () => {
+        const n = clean.report.nodes[0]!
+        assert.equal(n.layout?.summary, layout.summary, JSON.stringify(n.layout))
+        assert.equal(n.layout?.servicesOwner.owner, layout.owner)
+        assert.deepEqual(show(loud(clean.report)), '')
+      })
+
+      it('a stale KUBE-SVC chain is found', {skip: layout.owner !== 'kube-proxy' ? 'kube-proxy does not implement Services here' : false}, async () => {
+        b!.node.ns.exec(['iptables-restore', '--noflush'], '*nat\n:KUBE-SVC-STALE0000000000AB - [0:0]\n-A KUBE-SVC-STALE0000000000AB -m comment --comment \"shop/gone:http cluster IP\" -j KUBE-MARK-MASQ\nCOMMIT\n')
+        try {
+          const {report} = await check(b!)
+          assert.ok(report.findings.some((f) => /^IPT-/.test(f.id) && f.subject.name === 'KUBE-SVC-STALE0000000000AB'), show(report.findings))
+        } finally {
+          b!.node.ns.exec(['iptables', '-t', 'nat', '-F', 'KUBE-SVC-STALE0000000000AB'])
+          b!.node.ns.exec(['iptables', '-t', 'nat', '-X', 'KUBE-SVC-STALE0000000000AB'])
+        }
+      })
+
+      it("a missing route to another node's pod block is found", {skip: layout.calicoRoutes ? false : 'Calico does not route pod blocks on this layout (flannel routes are the cni helper\'s checks)'}, async () => {
+        const removed = layout.calicoRoutes!.remove
+        const saved = removed.map((dst) => b!.node.ns.exec(['ip', 'route', 'show', dst]).trim())
+        for (const dst of removed) b!.node.ns.exec(['ip', 'route', 'del', dst])
+        try {
+          const {report} = await check(b!)
+          assert.ok(report.findings.some((f) => f.id === 'RT-001' && removed.some((d) => f.subject.name === d)), show(report.findings))
+        } finally {
+          for (const r of saved) b!.node.ns.exec(['ip', 'route', 'add', ...r.split(' ')])
+        }
+      })
+
+      it('a wrong clusterDNS in the kubelet file this layout uses is found, and named', async () => {
+        const files = {...layout.files, [layout.dnsFile]: layout.files[layout.dnsFile]!.replace(layout.dnsLine, layout.dnsLine.replace(/10\.(96|43|100)\.0\.10/, '10.$1.0.99'))}
+        assert.notEqual(files[layout.dnsFile], layout.files[layout.dnsFile])
+        const wrong = await build(layout, files)
+        try {
+          const {report} = await check(wrong)
+          const f = report.findings.find((x) => x.id === 'KUBELET-016' || /clusterDNS/.test(x.message))
+          assert.ok(f, show(report.findings))
+          assert.equal(f.subject.in, `/${layout.dnsFile}`)
+        } finally {
+          await destroy(wrong)
+        }
+      })
+    })
+  }
+})
