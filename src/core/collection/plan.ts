@@ -283,6 +283,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     ['kubelet'],
     {tool: 'sh'},
   ),
+  // Whether the node swaps at all (KUBELET-025: failSwapOn false is harmless without swap). /proc/swaps is not namespaced.
+  item('swaps', 'active swap areas', ['cat', '/proc/swaps'], ['kubelet']),
   // k3s/RKE2: their config.yaml and config.yaml.d (kubelet-arg, kube-proxy-arg), each after "# node-doctor-file: PATH".
   item('rancher-config', 'k3s/RKE2 config.yaml and config.yaml.d files (kubelet-arg, kube-proxy-arg)', ['sh', '-c', rancherConfigScript()], ['kubelet', 'dns', 'proxy-mode', 'iptables', 'ipvs', 'nftables'], {tool: 'sh'}),
   // k3s's own iptables (the one its embedded kube-proxy runs): which backend it uses (PROXY-010 on k3s).

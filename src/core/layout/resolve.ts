@@ -39,7 +39,17 @@ export interface ResolvedLayout {
   os?: string
   kubelet: {configPaths: string[]; configDirs: string[]; flagsSource: string; embeddedIn?: 'k3s'; source: 'running kubelet' | 'layout table' | 'unknown'}
   /** `flags`: k3s's embedded kube-proxy's flags (kube-proxy-arg in its config files, then its command line). */
-  kubeProxy: {where: KubeProxyPlacement['kind']; detail: string; mode?: string; flags?: RancherArg[]}
+  kubeProxy: {
+    where: KubeProxyPlacement['kind']
+    detail: string
+    mode?: string
+    flags?: RancherArg[]
+    /**
+     * The KubeProxyConfiguration an embedded kube-proxy runs with, where no ConfigMap holds one (k3s): what k3s
+     * passes (proxy-mode iptables, its cluster-cidr) overlaid with kube-proxy-arg. The proxier renders with it.
+     */
+    config?: Record<string, unknown>
+  }
   cni: {name: CniName; mode?: string; detail?: string}
   servicesOwner: ResolvedServicesOwner
   clusterDNS?: string
@@ -217,9 +227,13 @@ function resolveKubeProxy(d: LayoutDiscovery | undefined, distribution: Distribu
       flags: args,
     }
     const mode = args.map((a) => /^--proxy-mode=(\S+)$/.exec(a.flag)?.[1]).filter((m) => m !== undefined).at(-1)
-    // k3s's kube-proxy runs in iptables mode unless kube-proxy-arg says otherwise (it passes no --proxy-mode itself).
+    // k3s starts its kube-proxy with --proxy-mode=iptables and --cluster-cidr=<its cluster CIDR> (k3s-io/k3s
+    // pkg/daemons/agent kubeProxyArgs); kube-proxy-arg entries come after and win.
     out.mode = mode ?? 'iptables'
-    ev.push(`k3s kube-proxy mode ${out.mode} (${mode ? 'kube-proxy-arg proxy-mode' : 'kube-proxy default: no proxy-mode in kube-proxy-arg'})`)
+    const cidr = k3s.scalars['cluster-cidr']
+    // NOTE: cluster-cidr is a server setting: an agent's config.yaml does not repeat it, so there the default stands.
+    out.config = embeddedKubeProxyConfig(out.mode, cidr?.value ?? '10.42.0.0/16', args)
+    ev.push(`k3s kube-proxy mode ${out.mode} (${mode ? 'kube-proxy-arg proxy-mode' : "k3s's --proxy-mode=iptables"}), cluster CIDR ${cidr ? `${cidr.value} (cluster-cidr in ${cidr.source})` : '10.42.0.0/16 (k3s default)'}`)
     return out
   }
   if (staticManifest) {
@@ -405,4 +419,25 @@ function otherOwner(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, la
     return {owner: 'kube-router', reason: 'kube-router runs with --run-service-proxy=true'}
   }
   return undefined
+}
+
+/** kube-proxy-arg flags that map to KubeProxyConfiguration fields the proxier renders with. */
+const KUBE_PROXY_ARG_FIELDS: Record<string, (v: string, c: Record<string, unknown>) => void> = {
+  'cluster-cidr': (v, c) => (c.clusterCIDR = v),
+  'proxy-mode': (v, c) => (c.mode = v),
+  'masquerade-all': (v, c) => (c.iptables = {...(c.iptables as object), masqueradeAll: v === '' || v === 'true'}),
+  'iptables-masquerade-bit': (v, c) => (c.iptables = {...(c.iptables as object), masqueradeBit: Number(v)}),
+  'nodeport-addresses': (v, c) => (c.nodePortAddresses = v.split(',').filter((x) => x !== '')),
+  'detect-local-mode': (v, c) => (c.detectLocalMode = v),
+}
+
+/** The configuration k3s's embedded kube-proxy runs with: its own flags, then kube-proxy-arg (unknown flags are left out). */
+export function embeddedKubeProxyConfig(mode: string, clusterCIDR: string, args: readonly RancherArg[]): Record<string, unknown> {
+  const c: Record<string, unknown> = {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode, clusterCIDR}
+  for (const a of args) {
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a.flag)
+    const set = m ? KUBE_PROXY_ARG_FIELDS[m[1]!] : undefined
+    if (m && set) set(m[2] ?? '', c)
+  }
+  return c
 }

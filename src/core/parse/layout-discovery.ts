@@ -182,11 +182,14 @@ export interface RancherSettings {
   kubeProxyArgs: RancherArg[]
   /** `disable-kube-proxy: true` (or --disable-kube-proxy), with where it was set. */
   disableKubeProxy?: string
+  /** Scalar settings the layout reads (cluster-cidr, service-cidr, cluster-dns, cluster-domain), the last source winning. */
+  scalars: Record<string, {value: string; source: string}>
   /** Files that could not be read as YAML, with the reason (k3s would refuse to start with them). */
   problems: string[]
 }
 
 const RANCHER_FILE_HEADER = '# node-doctor-file: '
+const RANCHER_SCALARS = ['cluster-cidr', 'service-cidr', 'cluster-dns', 'cluster-domain'] as const
 
 /**
  * k3s/RKE2 settings from the `rancher-config` artifact (config.yaml and config.yaml.d files, each after a
@@ -195,7 +198,7 @@ const RANCHER_FILE_HEADER = '# node-doctor-file: '
  * Command-line flags come last, as k3s applies them over the files.
  */
 export function parseRancherSettings(configText: string | undefined, argv: readonly string[] = []): RancherSettings {
-  const out: RancherSettings = {kubeletArgs: [], kubeProxyArgs: [], problems: []}
+  const out: RancherSettings = {kubeletArgs: [], kubeProxyArgs: [], problems: [], scalars: {}}
   const files: Array<{name: string; lines: string[]}> = []
   for (const line of (configText ?? '').split('\n')) {
     if (line.startsWith(RANCHER_FILE_HEADER)) files.push({name: line.slice(RANCHER_FILE_HEADER.length).trim(), lines: []})
@@ -219,6 +222,10 @@ export function parseRancherSettings(configText: string | undefined, argv: reado
     for (const a of list('kubelet-arg')) out.kubeletArgs.push({flag: asFlag(a), source: f.name})
     for (const a of list('kube-proxy-arg')) out.kubeProxyArgs.push({flag: asFlag(a), source: f.name})
     if (m['disable-kube-proxy'] === true || m['disable-kube-proxy'] === 'true') out.disableKubeProxy = f.name
+    for (const key of RANCHER_SCALARS) {
+      const v = m[key]
+      if (typeof v === 'string' || typeof v === 'number') out.scalars[key] = {value: String(v), source: f.name}
+    }
   }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -227,6 +234,10 @@ export function parseRancherSettings(configText: string | undefined, argv: reado
       if (v !== undefined) into.push({flag: asFlag(v), source: 'the k3s command line'})
     }
     if (a === '--disable-kube-proxy' || a === '--disable-kube-proxy=true') out.disableKubeProxy = 'the k3s command line'
+    for (const key of RANCHER_SCALARS) {
+      const v = a.startsWith(`--${key}=`) ? a.slice(key.length + 3) : a === `--${key}` ? argv[i + 1] : undefined
+      if (v !== undefined) out.scalars[key] = {value: v, source: 'the k3s command line'}
+    }
   }
   return out
 }

@@ -322,7 +322,97 @@ function kubeadm(): Layout {
   }
 }
 
-export const LAYOUTS: Array<() => Layout> = [kubeadm]
+/** 00-k3s-defaults.conf as k3s v1.33 writes it (k3s-io/k3s pkg/daemons/agent defaultKubeletConfig, marshalled with sorted keys). */
+const K3S_DEFAULTS = `apiVersion: kubelet.config.k8s.io/v1beta1
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    cacheTTL: 2m0s
+    enabled: true
+  x509:
+    clientCAFile: /var/lib/rancher/k3s/agent/client-ca.crt
+authorization:
+  mode: Webhook
+  webhook:
+    cacheAuthorizedTTL: 5m0s
+    cacheUnauthorizedTTL: 30s
+cgroupDriver: systemd
+clusterDNS:
+- 10.43.0.10
+clusterDomain: cluster.local
+containerRuntimeEndpoint: unix:///run/k3s/containerd/containerd.sock
+cpuManagerReconcilePeriod: 10s
+evictionHard:
+  imagefs.available: 5%
+  nodefs.available: 5%
+evictionMinimumReclaim:
+  imagefs.available: 10%
+  nodefs.available: 10%
+evictionPressureTransitionPeriod: 5m0s
+failSwapOn: false
+fileCheckFrequency: 20s
+healthzBindAddress: 127.0.0.1
+httpCheckFrequency: 20s
+imageMinimumGCAge: 2m0s
+kind: KubeletConfiguration
+logging:
+  flushFrequency: 5s
+  format: text
+nodeStatusReportFrequency: 5m0s
+nodeStatusUpdateFrequency: 10s
+runtimeRequestTimeout: 2m0s
+serializeImagePulls: false
+staticPodPath: /var/lib/rancher/k3s/agent/pod-manifests
+streamingConnectionIdleTimeout: 4h0m0s
+syncFrequency: 1m0s
+tlsCertFile: /var/lib/rancher/k3s/agent/serving-kubelet.crt
+tlsPrivateKeyFile: /var/lib/rancher/k3s/agent/serving-kubelet.key
+volumeStatsAggPeriod: 1m0s
+`
+const FLANNEL_CONFLIST = '{\n  "name":"cbr0",\n  "cniVersion":"1.0.0",\n  "plugins":[\n    {"type":"flannel","delegate":{"hairpinMode":true,"forceAddress":true,"isDefaultGateway":true}},\n    {"type":"portmap","capabilities":{"portMappings":true}},\n    {"type":"bandwidth","capabilities":{"bandwidth":true}}\n  ]\n}\n'
+
+function k3s(): Layout {
+  const info = {kubeletVersion: 'v1.33.4+k3s1', osImage: 'Debian GNU/Linux 12 (bookworm)'}
+  const nodes = [plainNode('k3s-1', '192.168.0.11', '10.42.0.0/24', {...info, providerID: 'k3s://k3s-1', labels: {'node-role.kubernetes.io/control-plane': 'true'}}), plainNode('k3s-2', '192.168.0.12', '10.42.1.0/24', {...info, providerID: 'k3s://k3s-2'})]
+  return {
+    name: 'k3s',
+    node: 'k3s-1',
+    files: {
+      'etc/rancher/k3s/config.yaml': "write-kubeconfig-mode: '0644'\nkubelet-arg:\n  - max-pods=150\nkube-proxy-arg:\n  - metrics-bind-address=127.0.0.1:10249\n",
+      'var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf': K3S_DEFAULTS,
+      'var/lib/rancher/k3s/agent/etc/containerd/config.toml': 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n',
+      'var/lib/rancher/k3s/agent/etc/cni/net.d/10-flannel.conflist': FLANNEL_CONFLIST,
+      'var/lib/rancher/k3s/data/current/bin/aux/.keep': '',
+    },
+    processes: [
+      {name: 'k3s', argv0: '/usr/local/bin/k3s', args: ['server', '-f', '/dev/null']},
+      {name: 'containerd', argv0: 'containerd', args: ['-f', '/dev/null', '--', '-c', '/var/lib/rancher/k3s/agent/etc/containerd/config.toml', '-a', '/run/k3s/containerd/containerd.sock']},
+    ],
+    network(ns) {
+      uplink(ns, '192.168.0.11')
+      flannelNetwork(ns, '10.42.0.0/24', ['10.42.1.0/24'])
+    },
+    cluster: () =>
+      clusterOf({
+        nodes,
+        serverVersion: 'v1.33.4+k3s1',
+        serviceCIDR: '10.43.0.0/16',
+        apiServerIP: '10.43.0.1',
+        dnsIP: '10.43.0.10',
+        corednsIP: '10.42.0.5',
+      }),
+    // k3s's kube-proxy runs with --cluster-cidr=10.42.0.0/16 and --proxy-mode=iptables (k3s agent kubeProxyArgs).
+    rules: (c) => [kubeProxyRules(c, 'k3s-1', {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode: 'iptables', clusterCIDR: '10.42.0.0/16'}), KUBELET_CHAINS, K3S_FOREIGN_CHAINS],
+    kubeProxyMode: 'iptables',
+    summary: 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan',
+    owner: 'kube-proxy',
+    dnsFile: 'var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf',
+    dnsLine: '- 10.43.0.10',
+  }
+}
+
+export const LAYOUTS: Array<() => Layout> = [kubeadm, k3s]
 
 // ---------------------------------------------------------------------------------------------------------------
 // The harness

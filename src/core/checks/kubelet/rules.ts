@@ -535,18 +535,31 @@ export const eviction: Run = settingCheck((cfg, basis) => {
   return out
 })
 
-export const swap: Run = settingCheck((cfg, basis, v) => {
+/** Active swap areas from /proc/swaps (header line, then one line per area); undefined when it was not read. */
+export function activeSwaps(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined
+  return text.split('\n').slice(1).map((l) => l.trim()).filter((l) => l !== '')
+}
+
+export const swap: Run = (ctx) => {
+  const swaps = activeSwaps(artifactText(ctx.node, 'swaps'))
+  return settingCheck((cfg, basis, v) => swapDrafts(cfg, basis, v, swaps))(ctx)
+}
+
+function swapDrafts(cfg: KubeletConfig, basis: string, v: KubeletView, swaps: string[] | undefined): FindingDraft[] {
   if (valueAt(cfg, 'failSwapOn') !== false) return []
   const behavior = getAt(cfg.values, '/memorySwap/swapBehavior')
-  const ev = [evidence(cfg, 'failSwapOn', basis), evidence(cfg, 'memorySwap.swapBehavior', basis)]
+  const ev = [evidence(cfg, 'failSwapOn', basis), evidence(cfg, 'memorySwap.swapBehavior', basis), ...(swaps === undefined ? [] : [`/proc/swaps: ${swaps.length === 0 ? 'no swap in use' : swaps.join('; ')}`])]
   if (behavior === undefined || behavior === null || behavior === '') {
+    // failSwapOn false is harmless on a node without swap (k3s sets it on every node): nothing swaps.
+    if (swaps !== undefined && swaps.length === 0) return []
     return [{message: 'failSwapOn is false but memorySwap.swapBehavior is unset: the kubelet runs on swap while giving pods none (NoSwap)', subject: CONFIG_SUBJECT('memorySwap.swapBehavior'), evidence: ev}]
   }
   if (behavior === 'UnlimitedSwap' && v.minor !== undefined && v.minor >= 30) {
     return [{message: `memorySwap.swapBehavior UnlimitedSwap was removed in 1.30: kubelet ${v.version} refuses to start`, subject: CONFIG_SUBJECT('memorySwap.swapBehavior'), evidence: ev, severity: 'error'}]
   }
   return []
-})
+}
 
 /** kube-controller-manager's --node-monitor-grace-period from its pod, else the default for the API server version. */
 export function nodeMonitorGracePeriod(ctx: CheckContext): {seconds: number; source: string} {
