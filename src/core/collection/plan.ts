@@ -129,7 +129,8 @@ export function layoutDiscoveryScript(): string {
     'first=; for d in /etc/cni/net.d /var/lib/rancher/k3s/agent/etc/cni/net.d; do [ -d "$d" ] || continue; for f in $(LC_ALL=C ls "$d"); do ' +
       'echo "cni-file=$d/$f"; case "$f" in *.conflist|*.conf|*.json) [ -n "$first" ] || first=$d/$f;; esac; done; done; ' +
       'if [ -n "$first" ]; then echo "cni-first=$first"; ' +
-      'sed -n "s/.*\\"type\\"[[:space:]]*:[[:space:]]*\\"\\([^\\"]*\\)\\".*/cni-first-type=\\1/p" "$first" | head -n 1; fi',
+      // The first "type" in the file, also when a one-line conflist holds several (grep -o lists them in order).
+      'grep -o "\\"type\\"[[:space:]]*:[[:space:]]*\\"[^\\"]*\\"" "$first" | head -n 1 | sed "s/.*\\"\\([^\\"]*\\)\\"$/cni-first-type=\\1/"; fi',
     `for l in /sys/class/net/*; do n=\${l##*/}; case "$n" in ${exact.join('|')}) echo "link=$n";; ${prefixes.map((p) => `${p}*`).join('|')}) echo "link=$n";; esac; done`,
     'exit 0',
   ].join('\n')
@@ -180,7 +181,7 @@ export function kubeletConfigScript(): string {
     `if [ -z "$f" ] && ${K3S_EMBEDS_KUBELET}; then echo '${ABSENT_HEADER}the kubelet runs inside k3s, configured by ${K3S_KUBELET_CONF_D} and kubelet-arg'; exit 0; fi; ` +
     `if [ -z "$f" ]; then for c in ${KUBELET_CONFIG_CANDIDATES.join(' ')}; do [ -f "$c" ] && { f=$c; break; }; done; fi; ` +
     `[ -n "$f" ] || { echo 'no kubelet config file: no kubelet process names one and none of ${KUBELET_CONFIG_CANDIDATES.join(', ')} exists' >&2; exit 1; }; ` +
-    `printf '${FILE_HEADER}%s\\n' "$f"; exec cat -- "$f"`
+    `[ -r "$f" ] || { echo "cannot read the kubelet config file $f" >&2; exit 1; }; printf '${FILE_HEADER}%s\\n' "$f"; exec cat -- "$f"`
   )
 }
 

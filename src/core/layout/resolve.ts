@@ -238,7 +238,14 @@ function resolveKubeProxy(d: LayoutDiscovery | undefined, distribution: Distribu
   }
   if (staticManifest) {
     ev.push(`static pod manifest ${staticManifest}`)
-    return {where: 'static-pod', detail: `static pod ${staticManifest}`}
+    const out: ResolvedLayout['kubeProxy'] = {where: 'static-pod', detail: `static pod ${staticManifest}`}
+    // A static pod's kube-proxy (RKE2, GKE) is configured by its flags, not a ConfigMap: its command line is the config.
+    const argv = d?.kubeProxy?.argv ?? []
+    if (argv.length > 0 && flagValue(argv, 'config') === undefined) {
+      out.config = embeddedKubeProxyConfig('', '', argv.filter((a) => a.startsWith('--')).map((flag) => ({flag, source: `the kube-proxy command line (pid ${d!.kubeProxy!.pid})`})))
+      ev.push(`kube-proxy configured by its command line (pid ${d!.kubeProxy!.pid})`)
+    }
+    return out
   }
   const ds = kubeSystemDaemonSet(input.cluster, 'kube-proxy')
   const table = knownLayout(distribution).kubeProxy
@@ -431,9 +438,9 @@ const KUBE_PROXY_ARG_FIELDS: Record<string, (v: string, c: Record<string, unknow
   'detect-local-mode': (v, c) => (c.detectLocalMode = v),
 }
 
-/** The configuration k3s's embedded kube-proxy runs with: its own flags, then kube-proxy-arg (unknown flags are left out). */
+/** The configuration a kube-proxy without a config file runs with (k3s's embedded one: its own flags, then kube-proxy-arg; a static pod's: its command line). Flags the proxier does not render with are left out. */
 export function embeddedKubeProxyConfig(mode: string, clusterCIDR: string, args: readonly RancherArg[]): Record<string, unknown> {
-  const c: Record<string, unknown> = {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode, clusterCIDR}
+  const c: Record<string, unknown> = {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', ...(mode ? {mode} : {}), ...(clusterCIDR ? {clusterCIDR} : {})}
   for (const a of args) {
     const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a.flag)
     const set = m ? KUBE_PROXY_ARG_FIELDS[m[1]!] : undefined

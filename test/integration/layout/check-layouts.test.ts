@@ -124,12 +124,12 @@ function clusterOf(p: ClusterPlan): ClusterSnapshot {
   })
 }
 
-function plainNode(name: string, ip: string, podCIDR: string, info: {kubeletVersion: string; osImage: string; providerID?: string; labels?: Record<string, string>}): Node {
+function plainNode(name: string, ip: string, podCIDR: string | undefined, info: {kubeletVersion: string; osImage: string; providerID?: string; labels?: Record<string, string>}): Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {name, labels: {'kubernetes.io/hostname': name, ...info.labels}, creationTimestamp: LONG_AGO},
-    spec: {podCIDR, podCIDRs: [podCIDR], ...(info.providerID ? {providerID: info.providerID} : {})},
+    spec: {...(podCIDR ? {podCIDR, podCIDRs: [podCIDR]} : {}), ...(info.providerID ? {providerID: info.providerID} : {})},
     status: {
       addresses: [{type: 'InternalIP', address: ip}, {type: 'Hostname', address: name}],
       conditions: [{type: 'Ready', status: 'True'}],
@@ -241,6 +241,8 @@ interface Layout {
   /** The kubelet config file (or drop-in) the layout really uses, relative to /, and its clusterDNS line. */
   dnsFile: string
   dnsLine: string
+  /** kube-proxy's rules left behind after the move to another Services owner (fixture path): SVC-001 must name them. */
+  leftovers?: string
   /** Whether Calico routes pod blocks here (the missing-route fault applies). */
   calicoRoutes?: {remove: string[]}
 }
@@ -412,7 +414,289 @@ function k3s(): Layout {
   }
 }
 
-export const LAYOUTS: Array<() => Layout> = [kubeadm, k3s]
+/** A pod veth on the node (the peer in the pods namespace) and its /32 route, as ptp-style CNIs (GKE, VPC CNI, Calico) have them. */
+function podVeth(ns: Netns, pods: Netns, name: string, podIP: string, n: number): void {
+  ns.exec(['ip', 'link', 'add', name, 'address', mac(32 + n), 'type', 'veth', 'peer', 'name', `pod${n}`, 'netns', pods.name])
+  ns.exec(['ip', 'link', 'set', name, 'up'])
+  pods.exec(['ip', 'link', 'set', `pod${n}`, 'up'])
+  ns.exec(['ip', 'route', 'add', `${podIP}/32`, 'dev', name, 'scope', 'link'])
+}
+
+function rke2(): Layout {
+  const info = {kubeletVersion: 'v1.33.4+rke2r1', osImage: 'SUSE Linux Enterprise Server 15 SP6'}
+  const nodes = [plainNode('rke2-1', '192.168.0.11', '10.42.0.0/24', info), plainNode('rke2-2', '192.168.0.12', '10.42.1.0/24', info)]
+  const rke2Defaults = K3S_DEFAULTS.replaceAll('/var/lib/rancher/k3s/', '/var/lib/rancher/rke2/')
+  const kubeProxyFlags = ['--cluster-cidr=10.42.0.0/16', '--conntrack-max-per-core=0', '--conntrack-tcp-timeout-close-wait=0s', '--conntrack-tcp-timeout-established=0s', '--healthz-bind-address=127.0.0.1', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubeproxy.kubeconfig', '--proxy-mode=iptables']
+  const image = 'index.docker.io/rancher/hardened-kubernetes:v1.33.4-rke2r1-build20250813'
+  const manifest = `apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-proxy\n  namespace: kube-system\n  labels:\n    component: kube-proxy\n    tier: control-plane\nspec:\n  hostNetwork: true\n  containers:\n  - name: kube-proxy\n    image: ${image}\n    command:\n    - kube-proxy\n${kubeProxyFlags.map((f) => `    - ${f}\n`).join('')}`
+  const mirror: Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: 'kube-proxy-rke2-1', namespace: 'kube-system', labels: {component: 'kube-proxy', tier: 'control-plane'}, creationTimestamp: LONG_AGO},
+    spec: {nodeName: 'rke2-1', hostNetwork: true, containers: [{name: 'kube-proxy', image, command: ['kube-proxy', ...kubeProxyFlags]}]},
+    status: {phase: 'Running', podIP: '192.168.0.11', conditions: [{type: 'Ready', status: 'True'}], containerStatuses: [{name: 'kube-proxy', ready: true, restartCount: 0, state: {running: {startedAt: LONG_AGO}}}]},
+  } as Pod
+  return {
+    name: 'RKE2',
+    node: 'rke2-1',
+    files: {
+      'etc/rancher/rke2/config.yaml': 'cni: canal\nkubelet-arg:\n  - max-pods=150\n',
+      'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf': rke2Defaults,
+      'var/lib/rancher/rke2/agent/pod-manifests/kube-proxy.yaml': manifest,
+      'var/lib/rancher/rke2/agent/etc/containerd/config.toml': 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n',
+      'etc/cni/net.d/10-canal.conflist': '{\n  "name": "k8s-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "calico", "ipam": {"type": "host-local", "subnet": "usePodCidr"}},\n    {"type": "portmap", "capabilities": {"portMappings": true}}\n  ]\n}\n',
+    },
+    processes: [
+      {name: 'rke2', argv0: '/usr/local/bin/rke2', args: ['agent', '-f', '/dev/null']},
+      // RKE2 runs the kubelet as its own process with k3s's agent arguments (--config-dir, --read-only-port=0, ...).
+      {name: 'kubelet', argv0: 'kubelet', args: ['-f', '/dev/null', '--', '--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--read-only-port=0', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--node-labels=', '--max-pods=150']},
+      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['-f', '/dev/null', '--', ...kubeProxyFlags]},
+      {name: 'calico-node', argv0: 'calico-node', args: ['-f', '/dev/null', '--', '-felix']},
+      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['-f', '/dev/null', '--', '--ip-masq', '--kube-subnet-mgr']},
+    ],
+    network(ns, pods) {
+      uplink(ns, '192.168.0.11')
+      const ip = (...a: string[]) => ns.exec(['ip', ...a])
+      ip('link', 'add', 'flannel.1', 'address', mac(3), 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
+      ip('addr', 'add', '10.42.0.0/32', 'dev', 'flannel.1')
+      ip('link', 'set', 'flannel.1', 'up')
+      ip('route', 'add', '10.42.1.0/24', 'via', '10.42.1.0', 'dev', 'flannel.1', 'onlink')
+      podVeth(ns, pods, 'cali5d0e7a9b1c2', '10.42.0.5', 1)
+    },
+    cluster: () =>
+      clusterOf({
+        nodes,
+        serverVersion: 'v1.33.4+rke2r1',
+        serviceCIDR: '10.43.0.0/16',
+        apiServerIP: '10.43.0.1',
+        dnsIP: '10.43.0.10',
+        corednsIP: '10.42.0.5',
+        daemonSets: [ds('rke2-canal', [{name: 'calico-node', image: 'rancher/hardened-calico:v3.30.3-build20250813'}, {name: 'kube-flannel', image: 'rancher/hardened-flannel:v0.27.1-build20250813'}])],
+        pods: [mirror],
+      }),
+    rules: (c) => [kubeProxyRules(c, 'rke2-1', {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode: 'iptables', clusterCIDR: '10.42.0.0/16'}), KUBELET_CHAINS],
+    kubeProxyMode: 'iptables',
+    summary: 'RKE2 v1.33.4+rke2r1 · kube-proxy static pod, iptables · canal vxlan',
+    owner: 'kube-proxy',
+    dnsFile: 'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf',
+    dnsLine: '- 10.43.0.10',
+  }
+}
+
+/** /etc/kubernetes/kubelet/config.json as nodeadm writes it (JSON; the drop-in adds the node's settings). */
+const EKS_KUBELET = JSON.stringify(
+  {
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+    address: '0.0.0.0',
+    authentication: {anonymous: {enabled: false}, webhook: {cacheTTL: '2m0s', enabled: true}, x509: {clientCAFile: '/etc/kubernetes/pki/ca.crt'}},
+    authorization: {mode: 'Webhook', webhook: {cacheAuthorizedTTL: '5m0s', cacheUnauthorizedTTL: '30s'}},
+    cgroupDriver: 'systemd',
+    cgroupRoot: '/',
+    clusterDNS: ['10.100.0.10'],
+    clusterDomain: 'cluster.local',
+    containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+    evictionHard: {'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%'},
+    featureGates: {RotateKubeletServerCertificate: true},
+    hairpinMode: 'hairpin-veth',
+    protectKernelDefaults: true,
+    readOnlyPort: 0,
+    serializeImagePulls: false,
+    serverTLSBootstrap: true,
+    tlsCipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384'],
+  },
+  null,
+  4,
+) + '\n'
+
+function eksAl2023(): Layout {
+  const info = {kubeletVersion: 'v1.33.5-eks-113cf36', osImage: 'Amazon Linux 2023.6.20241212'}
+  const nodes = [
+    plainNode('ip-10-0-12-34.ec2.internal', '10.0.12.34', undefined, {...info, providerID: 'aws:///us-east-1a/i-0abc1234def567890', labels: {'eks.amazonaws.com/nodegroup': 'ng-1'}}),
+    plainNode('ip-10-0-12-56.ec2.internal', '10.0.12.56', undefined, {...info, providerID: 'aws:///us-east-1a/i-0def1234abc567890', labels: {'eks.amazonaws.com/nodegroup': 'ng-1'}}),
+  ]
+  const node = nodes[0]!.metadata.name
+  const kpConfig = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclientConnection:\n  kubeconfig: /var/lib/kube-proxy/kubeconfig\nclusterCIDR: ""\nmode: iptables\n'
+  return {
+    name: 'EKS AL2023',
+    node,
+    files: {
+      'etc/kubernetes/kubelet/config.json': EKS_KUBELET,
+      'etc/kubernetes/kubelet/config.json.d/00-nodeadm.conf': JSON.stringify({apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', maxPods: 29, providerID: 'aws:///us-east-1a/i-0abc1234def567890'}, null, 4) + '\n',
+      'usr/bin/nodeadm': '',
+      'etc/containerd/config.toml': CONTAINERD_SYSTEMD,
+      'etc/cni/net.d/10-aws.conflist': '{\n  "cniVersion": "0.4.0",\n  "name": "aws-cni",\n  "plugins": [\n    {"name": "aws-cni", "type": "aws-cni", "vethPrefix": "eni", "mtu": "9001"},\n    {"type": "egress-cni", "name": "egress-cni"},\n    {"type": "portmap", "capabilities": {"portMappings": true}, "snat": true}\n  ]\n}\n',
+    },
+    processes: [
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--config', '/etc/kubernetes/kubelet/config.json', '--config-dir', '/etc/kubernetes/kubelet/config.json.d', '--kubeconfig', '/var/lib/kubelet/kubeconfig', '--image-credential-provider-bin-dir', '/etc/eks/image-credential-provider', '--image-credential-provider-config', '/etc/eks/image-credential-provider/config.json', '--node-ip=10.0.12.34', '--cloud-provider=external', `--hostname-override=${node}`]},
+      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['-f', '/dev/null', '--', '--v=2', '--config=/var/lib/kube-proxy-config/config', `--hostname-override=${node}`]},
+      {name: 'aws-k8s-agent', argv0: './aws-k8s-agent', args: ['-f', '/dev/null']},
+    ],
+    network(ns, pods) {
+      uplink(ns, '10.0.12.34')
+      podVeth(ns, pods, 'eni1f2e3d4c5b6', '10.0.12.50', 1)
+    },
+    cluster: () =>
+      clusterOf({
+        nodes,
+        serverVersion: 'v1.33.5-eks-3025e55',
+        serviceCIDR: '10.100.0.0/16',
+        apiServerIP: '10.100.0.1',
+        dnsIP: '10.100.0.10',
+        corednsIP: '10.0.12.50',
+        kubeProxy: {image: '602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/kube-proxy:v1.33.5-eksbuild.2', configMap: {name: 'kube-proxy-config', key: 'config', text: kpConfig}},
+        daemonSets: [ds('aws-node', [{name: 'aws-node', image: '602401143452.dkr.ecr.us-east-1.amazonaws.com/amazon-k8s-cni:v1.20.4-eksbuild.1'}])],
+      }),
+    rules: (c) => [kubeProxyRules(c, node, parseYaml(kpConfig) as Record<string, unknown>), KUBELET_CHAINS],
+    kubeProxyMode: 'iptables',
+    summary: 'EKS (AL2023) v1.33.5-eks-113cf36 · kube-proxy DaemonSet, iptables · aws-vpc-cni eni',
+    owner: 'kube-proxy',
+    dnsFile: 'etc/kubernetes/kubelet/config.json',
+    dnsLine: '"10.100.0.10"',
+  }
+}
+
+/** /home/kubernetes/kubelet-config.yaml as GKE writes it on COS (the parts the checks read). */
+const GKE_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: /etc/srv/kubernetes/pki/ca-certificates.crt
+authorization:
+  mode: Webhook
+cgroupRoot: /
+clusterDNS:
+- 34.118.224.10
+clusterDomain: cluster.local
+enableDebuggingHandlers: true
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 10%
+  nodefs.inodesFree: 5%
+  pid.available: 10%
+featureGates:
+  RotateKubeletServerCertificate: true
+kind: KubeletConfiguration
+kubeReserved:
+  cpu: 1060m
+  ephemeral-storage: 41Gi
+  memory: 1019Mi
+readOnlyPort: 10255
+serverTLSBootstrap: true
+staticPodPath: /etc/kubernetes/manifests
+`
+
+function gke(): Layout {
+  const info = {kubeletVersion: 'v1.33.5-gke.1000', osImage: 'Container-Optimized OS from Google'}
+  const labels = {'cloud.google.com/gke-nodepool': 'default-pool', 'cloud.google.com/gke-os-distribution': 'cos'}
+  const nodes = [
+    plainNode('gke-c1-default-pool-1a2b3c4d-x1y2', '10.128.0.11', '10.8.1.0/24', {...info, providerID: 'gce://proj-1/us-central1-a/gke-c1-default-pool-1a2b3c4d-x1y2', labels}),
+    plainNode('gke-c1-default-pool-1a2b3c4d-z3w4', '10.128.0.12', '10.8.2.0/24', {...info, providerID: 'gce://proj-1/us-central1-a/gke-c1-default-pool-1a2b3c4d-z3w4', labels}),
+  ]
+  const node = nodes[0]!.metadata.name
+  const kubeProxyFlags = ['--master=https://34.30.1.2', '--kubeconfig=/var/lib/kube-proxy/kubeconfig', '--cluster-cidr=10.8.0.0/14', '--oom-score-adj=-998', '--v=2', '--iptables-sync-period=1m', '--iptables-min-sync-period=10s', '--ipvs-sync-period=1m', '--ipvs-min-sync-period=10s', '--detect-local-mode=NodeCIDR']
+  const image = 'gke.gcr.io/kube-proxy-amd64:v1.33.5-gke.1000'
+  const manifest = `apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-proxy\n  namespace: kube-system\n  labels:\n    component: kube-proxy\n    tier: node\nspec:\n  hostNetwork: true\n  containers:\n  - name: kube-proxy\n    image: ${image}\n    command:\n    - /bin/sh\n    - -c\n    - exec kube-proxy ${kubeProxyFlags.join(' ')} 1>>/var/log/kube-proxy.log 2>&1\n`
+  const mirror: Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: `kube-proxy-${node}`, namespace: 'kube-system', labels: {component: 'kube-proxy', tier: 'node'}, creationTimestamp: LONG_AGO},
+    spec: {nodeName: node, hostNetwork: true, containers: [{name: 'kube-proxy', image, command: ['/bin/sh', '-c', `exec kube-proxy ${kubeProxyFlags.join(' ')} 1>>/var/log/kube-proxy.log 2>&1`]}]},
+    status: {phase: 'Running', podIP: '10.128.0.11', conditions: [{type: 'Ready', status: 'True'}], containerStatuses: [{name: 'kube-proxy', ready: true, restartCount: 0, state: {running: {startedAt: LONG_AGO}}}]},
+  } as Pod
+  return {
+    name: 'GKE-like (COS)',
+    node,
+    files: {
+      'home/kubernetes/kubelet-config.yaml': GKE_KUBELET,
+      'home/kubernetes/bin/.keep': '',
+      'etc/kubernetes/manifests/kube-proxy.manifest': manifest,
+      'etc/containerd/config.toml': CONTAINERD_SYSTEMD,
+      'etc/cni/net.d/10-gke-ptp.conflist': '{\n  "name": "gke-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "ptp", "mtu": 1460, "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.8.1.0/24"}]]}},\n    {"type": "portmap", "capabilities": {"portMappings": true}}\n  ]\n}\n',
+    },
+    processes: [
+      {name: 'kubelet', argv0: '/home/kubernetes/bin/kubelet', args: ['-f', '/dev/null', '--', '--v=2', '--cert-dir=/var/lib/kubelet/pki/', '--kubeconfig=/var/lib/kubelet/kubeconfig', '--container-runtime-endpoint=unix:///run/containerd/containerd.sock', '--config', '/home/kubernetes/kubelet-config.yaml']},
+      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['-f', '/dev/null', '--', ...kubeProxyFlags]},
+    ],
+    network(ns, pods) {
+      uplink(ns, '10.128.0.11')
+      podVeth(ns, pods, 'gke1a2b3c4d5e6', '10.8.1.5', 1)
+    },
+    cluster: () =>
+      clusterOf({
+        nodes,
+        serverVersion: 'v1.33.5-gke.1000',
+        serviceCIDR: '34.118.224.0/20',
+        apiServerIP: '34.118.224.1',
+        dnsIP: '34.118.224.10',
+        corednsIP: '10.8.1.5',
+        pods: [mirror],
+      }),
+    rules: (c) => [kubeProxyRules(c, node, {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', clusterCIDR: '10.8.0.0/14', detectLocalMode: 'NodeCIDR'}), KUBELET_CHAINS],
+    kubeProxyMode: 'iptables',
+    summary: 'GKE (COS) v1.33.5-gke.1000 · kube-proxy static pod, iptables · gke ptp',
+    owner: 'kube-proxy',
+    dnsFile: 'home/kubernetes/kubelet-config.yaml',
+    dnsLine: '- 34.118.224.10',
+  }
+}
+
+function ciliumKpr(): Layout {
+  const nodes = [withNodeInfo(calicoNode('node-1', '192.168.0.11', {podCIDR: '10.0.1.0/24'}), 'v1.34.2', 'Ubuntu 24.04.1 LTS'), withNodeInfo(calicoNode('node-2', '192.168.0.12', {podCIDR: '10.0.2.0/24'}), 'v1.34.2', 'Ubuntu 24.04.1 LTS')]
+  for (const n of nodes) delete n.metadata.annotations
+  return {
+    name: 'Cilium kube-proxy replacement',
+    node: 'node-1',
+    files: {
+      'var/lib/kubelet/config.yaml': KUBEADM_KUBELET,
+      'var/lib/kubelet/kubeadm-flags.env': 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10"\n',
+      'etc/containerd/config.toml': CONTAINERD_SYSTEMD,
+      'etc/cni/net.d/05-cilium.conflist': '{\n  "cniVersion": "0.3.1",\n  "name": "cilium",\n  "plugins": [\n    {\n       "type": "cilium-cni",\n       "enable-debug": false,\n       "log-file": "/var/run/cilium/cilium-cni.log"\n    }\n  ]\n}\n',
+    },
+    processes: [
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml']},
+      {name: 'cilium-agent', argv0: 'cilium-agent', args: ['-f', '/dev/null', '--', '--config-dir=/tmp/cilium/config-map']},
+    ],
+    network(ns) {
+      uplink(ns, '192.168.0.11')
+      const ip = (...a: string[]) => ns.exec(['ip', ...a])
+      ip('link', 'add', 'cilium_host', 'address', mac(6), 'type', 'veth', 'peer', 'name', 'cilium_net', 'address', mac(7))
+      ip('link', 'set', 'cilium_host', 'up')
+      ip('link', 'set', 'cilium_net', 'up')
+      ip('addr', 'add', '10.0.1.141/32', 'dev', 'cilium_host')
+      ip('link', 'add', 'cilium_vxlan', 'type', 'vxlan', 'external', 'dstport', '8472')
+      ip('link', 'set', 'cilium_vxlan', 'up')
+      ip('route', 'add', '10.0.1.0/24', 'via', '10.0.1.141', 'dev', 'cilium_host', 'src', '10.0.1.141', 'mtu', '1450')
+      ip('route', 'add', '10.0.2.0/24', 'via', '10.0.1.141', 'dev', 'cilium_host', 'src', '10.0.1.141', 'mtu', '1450')
+    },
+    cluster: () =>
+      clusterOf({
+        nodes,
+        serverVersion: 'v1.34.2',
+        serviceCIDR: '10.96.0.0/12',
+        apiServerIP: '10.96.0.1',
+        dnsIP: '10.96.0.10',
+        corednsIP: '10.0.1.5',
+        daemonSets: [ds('cilium', [{name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.18.4'}])],
+        configMaps: [
+          cm('cilium-config', {'kube-proxy-replacement': 'true', 'routing-mode': 'tunnel', 'tunnel-protocol': 'vxlan', 'cluster-pool-ipv4-cidr': '10.0.0.0/8'}),
+          cm('kubeadm-config', {ClusterConfiguration: 'kind: ClusterConfiguration\n'}),
+          cm('kubelet-config', {kubelet: KUBEADM_KUBELET.replace('resolvConf: /run/systemd/resolve/resolv.conf\n', '')}),
+        ],
+      }),
+    rules: () => [readFixture('layouts/iptables/cilium-clean.txt')],
+    summary: 'kubeadm v1.34.2 · Services by Cilium (kube-proxy replacement) · cilium vxlan',
+    owner: 'cilium',
+    dnsFile: 'var/lib/kubelet/config.yaml',
+    dnsLine: '- 10.96.0.10',
+    leftovers: 'layouts/iptables/cilium-kube-proxy-leftovers.txt',
+  }
+}
+
+export const LAYOUTS: Array<() => Layout> = [kubeadm, k3s, rke2, eksAl2023, gke, ciliumKpr]
 
 // ---------------------------------------------------------------------------------------------------------------
 // The harness
@@ -496,8 +780,21 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
         }
       })
 
+      it("kube-proxy's leftovers after a move to another Services owner are found", {skip: layout.leftovers ? false : 'kube-proxy implements Services on this layout'}, async () => {
+        const state = b!.node.ns.exec(['iptables-save'])
+        b!.node.ns.exec(['iptables-restore'], readFixture(layout.leftovers!))
+        try {
+          const {report} = await check(b!)
+          const f = report.findings.filter((x) => x.id === 'SVC-001')
+          assert.equal(f.length, 1, show(report.findings))
+          assert.ok(f[0]!.evidence.some((e) => /^KUBE-SVC-/.test(e)), f[0]!.evidence.join('\n'))
+        } finally {
+          b!.node.ns.exec(['iptables-restore'], state)
+        }
+      })
+
       it('a wrong clusterDNS in the kubelet file this layout uses is found, and named', async () => {
-        const files = {...layout.files, [layout.dnsFile]: layout.files[layout.dnsFile]!.replace(layout.dnsLine, layout.dnsLine.replace(/10\.(96|43|100)\.0\.10/, '10.$1.0.99'))}
+        const files = {...layout.files, [layout.dnsFile]: layout.files[layout.dnsFile]!.replace(layout.dnsLine, layout.dnsLine.replace(/\.10(\D*)$/, '.99$1'))}
         assert.notEqual(files[layout.dnsFile], layout.files[layout.dnsFile])
         const wrong = await build(layout, files)
         try {

@@ -66,6 +66,6 @@ describe('layout discovery on a k3s-like node (netns + private mounts + PID name
     const l = resolveLayout({node: 'k3s-1', cluster, discovery: parseLayoutDiscovery(output)})
     assert.deepEqual([l.distribution, l.kubeProxy.where, l.cni.name, l.cni.mode, l.servicesOwner.owner, l.clusterDNS], ['k3s', 'embedded', 'flannel', 'vxlan', 'kube-proxy', '10.43.0.10'])
     assert.deepEqual(l.kubelet.configDirs, ['/var/lib/rancher/k3s/agent/etc/kubelet.conf.d'])
-    assert.equal(layoutSummary(l), 'k3s v1.33.4+k3s1 · kube-proxy embedded · flannel vxlan')
+    assert.equal(layoutSummary(l), 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan')
   })
 })

@@ -1,5 +1,5 @@
 // A node for layout tests: a network namespace (links made with the real `ip`), and per command a private mount
-// namespace whose /etc, /var/lib and /run are overlays that add the layout's files at their real paths, plus a
+// namespace whose /etc, /var/lib, /run, /home and /usr are overlays that add the layout's files at their real paths, plus a
 // private PID namespace where fake processes run under the names and command lines discovery reads (a copy of
 // tail, named as the process: its arguments must include `-f /dev/null`, and words tail cannot open, or any after
 // `--`, are only reported, so tail keeps following /dev/null). Nothing touches the host's files or namespaces.
@@ -35,13 +35,16 @@ export function layoutNodeSkipReason(): string | undefined {
   return undefined
 }
 
+/** Host trees the node's files are laid over (GKE keeps the kubelet under /home/kubernetes, EKS has /usr/bin/nodeadm). */
+const OVERLAID = ['etc', 'var/lib', 'run', 'home', 'usr']
+
 export function createLayoutNode(files: Record<string, string>, processes: FakeProcess[]): LayoutNode {
   const dir = mkdtempSync(join(tmpdir(), 'nd-layout-'))
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, 'up', path)), {recursive: true})
     writeFileSync(join(dir, 'up', path), text)
   }
-  for (const top of ['etc', 'var/lib', 'run']) {
+  for (const top of OVERLAID) {
     mkdirSync(join(dir, 'up', top), {recursive: true})
     mkdirSync(join(dir, 'work', top), {recursive: true})
   }
@@ -49,7 +52,7 @@ export function createLayoutNode(files: Record<string, string>, processes: FakeP
   for (const p of processes) copyFileSync('/usr/bin/tail', join(dir, 'bin', p.name))
   const ns = createNetns('ndl')
   ns.exec(['ip', 'link', 'set', 'lo', 'up'])
-  const overlays = ['etc', 'var/lib', 'run'].map((t) => `mount -t overlay overlay -o lowerdir=/${t},upperdir=${dir}/up/${t},workdir=${dir}/work/${t} /${t}`).join(' && ')
+  const overlays = OVERLAID.map((t) => `mount -t overlay overlay -o lowerdir=/${t},upperdir=${dir}/up/${t},workdir=${dir}/work/${t} /${t}`).join(' && ')
   const starts = processes.map((p) => `bash -c 'exec -a ${p.argv0} ${dir}/bin/${p.name} ${p.args.join(' ')}' >/dev/null 2>&1 & `).join('')
   const waits = processes.map((p) => `for i in $(seq 40); do grep -qx ${p.name} /proc/[0-9]*/comm 2>/dev/null && break; sleep 0.05; done; `).join('')
   const run = (command: string) => {
