@@ -283,9 +283,9 @@ function kubeadm(): Layout {
       'etc/cni/net.d/10-calico.conflist': '{\n  "name": "k8s-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "calico", "datastore_type": "kubernetes", "ipam": {"type": "calico-ipam"}},\n    {"type": "portmap", "snat": true, "capabilities": {"portMappings": true}}\n  ]\n}\n',
     },
     processes: [
-      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock']},
-      {name: 'kube-proxy', argv0: '/usr/local/bin/kube-proxy', args: ['-f', '/dev/null', '--', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node-a']},
-      {name: 'calico-node', argv0: 'calico-node', args: ['-f', '/dev/null', '--', '-felix']},
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock']},
+      {name: 'kube-proxy', argv0: '/usr/local/bin/kube-proxy', args: ['--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node-a']},
+      {name: 'calico-node', argv0: 'calico-node', args: ['-felix']},
     ],
     network(ns) {
       uplink(ns, '192.168.0.11')
@@ -388,8 +388,8 @@ function k3s(): Layout {
       'var/lib/rancher/k3s/data/current/bin/aux/.keep': '',
     },
     processes: [
-      {name: 'k3s', argv0: '/usr/local/bin/k3s', args: ['server', '-f', '/dev/null']},
-      {name: 'containerd', argv0: 'containerd', args: ['-f', '/dev/null', '--', '-c', '/var/lib/rancher/k3s/agent/etc/containerd/config.toml', '-a', '/run/k3s/containerd/containerd.sock']},
+      {name: 'k3s', argv0: '/usr/local/bin/k3s', args: ['server']},
+      {name: 'containerd', argv0: 'containerd', args: ['-c', '/var/lib/rancher/k3s/agent/etc/containerd/config.toml', '-a', '/run/k3s/containerd/containerd.sock']},
     ],
     network(ns) {
       uplink(ns, '192.168.0.11')
@@ -447,12 +447,12 @@ function rke2(): Layout {
       'etc/cni/net.d/10-canal.conflist': '{\n  "name": "k8s-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "calico", "ipam": {"type": "host-local", "subnet": "usePodCidr"}},\n    {"type": "portmap", "capabilities": {"portMappings": true}}\n  ]\n}\n',
     },
     processes: [
-      {name: 'rke2', argv0: '/usr/local/bin/rke2', args: ['agent', '-f', '/dev/null']},
+      {name: 'rke2', argv0: '/usr/local/bin/rke2', args: ['agent']},
       // RKE2 runs the kubelet as its own process with k3s's agent arguments (--config-dir, --read-only-port=0, ...).
-      {name: 'kubelet', argv0: 'kubelet', args: ['-f', '/dev/null', '--', '--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--read-only-port=0', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--node-labels=', '--max-pods=150']},
-      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['-f', '/dev/null', '--', ...kubeProxyFlags]},
-      {name: 'calico-node', argv0: 'calico-node', args: ['-f', '/dev/null', '--', '-felix']},
-      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['-f', '/dev/null', '--', '--ip-masq', '--kube-subnet-mgr']},
+      {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--read-only-port=0', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--node-labels=', '--max-pods=150']},
+      {name: 'kube-proxy', argv0: 'kube-proxy', args: [...kubeProxyFlags]},
+      {name: 'calico-node', argv0: 'calico-node', args: ['-felix']},
+      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr']},
     ],
     network(ns, pods) {
       uplink(ns, '192.168.0.11')
@@ -528,9 +528,9 @@ function eksAl2023(): Layout {
       'etc/cni/net.d/10-aws.conflist': '{\n  "cniVersion": "0.4.0",\n  "name": "aws-cni",\n  "plugins": [\n    {"name": "aws-cni", "type": "aws-cni", "vethPrefix": "eni", "mtu": "9001"},\n    {"type": "egress-cni", "name": "egress-cni"},\n    {"type": "portmap", "capabilities": {"portMappings": true}, "snat": true}\n  ]\n}\n',
     },
     processes: [
-      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--config', '/etc/kubernetes/kubelet/config.json', '--config-dir', '/etc/kubernetes/kubelet/config.json.d', '--kubeconfig', '/var/lib/kubelet/kubeconfig', '--image-credential-provider-bin-dir', '/etc/eks/image-credential-provider', '--image-credential-provider-config', '/etc/eks/image-credential-provider/config.json', '--node-ip=10.0.12.34', '--cloud-provider=external', `--hostname-override=${node}`]},
-      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['-f', '/dev/null', '--', '--v=2', '--config=/var/lib/kube-proxy-config/config', `--hostname-override=${node}`]},
-      {name: 'aws-k8s-agent', argv0: './aws-k8s-agent', args: ['-f', '/dev/null']},
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['--config', '/etc/kubernetes/kubelet/config.json', '--config-dir', '/etc/kubernetes/kubelet/config.json.d', '--kubeconfig', '/var/lib/kubelet/kubeconfig', '--image-credential-provider-bin-dir', '/etc/eks/image-credential-provider', '--image-credential-provider-config', '/etc/eks/image-credential-provider/config.json', '--node-ip=10.0.12.34', '--cloud-provider=external', `--hostname-override=${node}`]},
+      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['--v=2', '--config=/var/lib/kube-proxy-config/config', `--hostname-override=${node}`]},
+      {name: 'aws-k8s-agent', argv0: './aws-k8s-agent', args: []},
     ],
     network(ns, pods) {
       uplink(ns, '10.0.12.34')
@@ -618,8 +618,8 @@ function gke(): Layout {
       'etc/cni/net.d/10-gke-ptp.conflist': '{\n  "name": "gke-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "ptp", "mtu": 1460, "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.8.1.0/24"}]]}},\n    {"type": "portmap", "capabilities": {"portMappings": true}}\n  ]\n}\n',
     },
     processes: [
-      {name: 'kubelet', argv0: '/home/kubernetes/bin/kubelet', args: ['-f', '/dev/null', '--', '--v=2', '--cert-dir=/var/lib/kubelet/pki/', '--kubeconfig=/var/lib/kubelet/kubeconfig', '--container-runtime-endpoint=unix:///run/containerd/containerd.sock', '--config', '/home/kubernetes/kubelet-config.yaml']},
-      {name: 'kube-proxy', argv0: 'kube-proxy', args: ['-f', '/dev/null', '--', ...kubeProxyFlags]},
+      {name: 'kubelet', argv0: '/home/kubernetes/bin/kubelet', args: ['--v=2', '--cert-dir=/var/lib/kubelet/pki/', '--kubeconfig=/var/lib/kubelet/kubeconfig', '--container-runtime-endpoint=unix:///run/containerd/containerd.sock', '--config', '/home/kubernetes/kubelet-config.yaml']},
+      {name: 'kube-proxy', argv0: 'kube-proxy', args: [...kubeProxyFlags]},
     ],
     network(ns, pods) {
       uplink(ns, '10.128.0.11')
@@ -657,8 +657,8 @@ function ciliumKpr(): Layout {
       'etc/cni/net.d/05-cilium.conflist': '{\n  "cniVersion": "0.3.1",\n  "name": "cilium",\n  "plugins": [\n    {\n       "type": "cilium-cni",\n       "enable-debug": false,\n       "log-file": "/var/run/cilium/cilium-cni.log"\n    }\n  ]\n}\n',
     },
     processes: [
-      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml']},
-      {name: 'cilium-agent', argv0: 'cilium-agent', args: ['-f', '/dev/null', '--', '--config-dir=/tmp/cilium/config-map']},
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml']},
+      {name: 'cilium-agent', argv0: 'cilium-agent', args: ['--config-dir=/tmp/cilium/config-map']},
     ],
     network(ns) {
       uplink(ns, '192.168.0.11')
@@ -747,6 +747,11 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
       before(async () => {
         b = await build(layout)
         clean = await check(b)
+        if (process.env.ND_LAYOUT_DEBUG) {
+          console.log(`== ${layout.name}\n${clean.report.collectionErrors.map((e) => `collection: ${e.source}: ${e.message}`).join('\n')}`)
+          console.log(clean.report.results.filter((r) => r.status === 'skipped').map((r) => `skip ${r.id}: ${r.reason}`).join('\n'))
+          console.log(show(clean.report.findings))
+        }
       })
       after(() => destroy(b))
 
