@@ -279,7 +279,7 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
         // The kubelet embedded in k3s has no process of its own: k3s starts it with --config-dir=K3S_KUBELET_CONF_D.
         `[ -z "$d" ] && ! pgrep -x kubelet >/dev/null 2>&1 && pgrep -x '${K3S_PROCESS_NAMES}' >/dev/null 2>&1 && d=${K3S_KUBELET_CONF_D}; ` +
         'd=${d:-/etc/kubernetes/kubelet.conf.d}; [ -d "$d" ] || exit 0; ' +
-        'find "$d" -type f -name \'*.conf\' | LC_ALL=C sort | while IFS= read -r f; do printf \'# node-doctor-file: %s\\n\' "$f"; cat "$f"; echo; done',
+        'find "$d" -type f -name \'*.conf\' | LC_ALL=C sort | while IFS= read -r f; do [ -r "$f" ] || { echo "cannot read $f" >&2; continue; }; printf \'# node-doctor-file: %s\\n\' "$f"; cat "$f"; echo; done',
     ],
     ['kubelet'],
     {tool: 'sh'},

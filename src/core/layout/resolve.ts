@@ -387,9 +387,10 @@ function resolveServicesOwner(d: LayoutDiscovery | undefined, input: LayoutInput
   const kubeProxyOnNode = running ?? (layout.kubeProxy.where === 'embedded' ? 'k3s embeds kube-proxy' : undefined)
   const other = otherOwner(d, cluster, layout, ev)
   if (other) {
-    // NOTE: k3s's embedded kube-proxy counts as a second owner only when it shows: `disable-kube-proxy: true` in
-    // /etc/rancher/k3s/config.yaml is not read here, so "k3s embeds kube-proxy" alone is no proof it runs. That no
-    // replacement (Cilium's agent included) answers kube-proxy's 127.0.0.1:10249/proxyMode is unverified.
+    // NOTE: k3s's embedded kube-proxy counts as a second owner only when it shows (it answers /proxyMode): k3s
+    // without disable-kube-proxy (config.yaml or command line, read in resolveKubeProxy) may still have been started
+    // differently before, so "k3s embeds kube-proxy" alone is no proof it runs. That no replacement (Cilium's agent
+    // included) answers kube-proxy's 127.0.0.1:10249/proxyMode is unverified.
     if (running) other.kubeProxyAlsoRunning = running
     return other
   }
