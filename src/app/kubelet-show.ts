@@ -38,6 +38,8 @@ import {
   parseKubeletCommandLine,
 } from '../core/parse/kubelet-flags.js'
 import type {ArgToken} from '../core/parse/pflag.js'
+import {ABSENT_HEADER, FILE_HEADER} from '../core/collection/plan.js'
+import {splitDropIns} from '../core/checks/kubelet/view.js'
 import {parseEnvironmentFile, parseSystemctlCat, type SystemdUnit} from '../core/parse/systemd-unit.js'
 
 export interface NamedText {
@@ -163,7 +165,7 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
   const commandLines: Array<{name: string; args: ArgToken[]}> = []
   const k3s: Array<{name: string; args: ArgToken[]}> = []
 
-  for (const f of files) {
+  for (const f of nodeArtifactFiles(files, issues)) {
     const kind = detectKubeletInput(f.text)
     switch (kind) {
       case 'kubelet-config':
@@ -434,6 +436,22 @@ function driftBetween(running: KubeletConfig, intended: KubeletConfig): KubeletS
     const loc = location(intended.origins[ptr])
     if (loc) d.intendedLocation = loc
     out.push(d)
+  }
+  return out
+}
+
+/**
+ * Texts read live from a node through the collection plan: a `# node-doctor-absent: why` text (the layout has no
+ * such input: k3s has no kubelet unit) is left out with a note; `# node-doctor-file: PATH` sections become files
+ * named by their real paths (the kubelet config file the node uses, drop-ins). Other texts pass unchanged.
+ */
+function nodeArtifactFiles(files: readonly NamedText[], issues: ConfigIssue[]): NamedText[] {
+  const out: NamedText[] = []
+  for (const f of files) {
+    if (f.text.startsWith(ABSENT_HEADER)) {
+      issues.push({severity: 'info', code: 'not-on-this-layout', message: `${f.name}: ${f.text.slice(ABSENT_HEADER.length).split('\n')[0]?.trim() ?? ''}`})
+    } else if (f.text.startsWith(FILE_HEADER)) out.push(...splitDropIns(f.text).map((d) => ({name: d.name, text: d.text})))
+    else out.push(f)
   }
   return out
 }

@@ -95,7 +95,7 @@ async function kubeletFiles(deps: KubeletFixDeps, nodeObject: Node): Promise<{sn
   if (!flags.ok) {
     return {snapshot, configFile: KUBELET_CONFIG_PATH, source: 'default (the kubelet flags could not be read)', flagsNote: `kubelet flags: ${flags.reason}; assuming --config=${KUBELET_CONFIG_PATH}`}
   }
-  const where = {unit: 'the kubelet unit (systemctl cat kubelet)', 'kubeadm-flags': '/var/lib/kubelet/kubeadm-flags.env', 'command-line': 'the running kubelet command line'}[flags.value.source]
+  const where = {unit: 'the kubelet unit (systemctl cat kubelet)', 'kubeadm-flags': '/var/lib/kubelet/kubeadm-flags.env', 'command-line': 'the running kubelet command line', k3s: "k3s's kubelet-arg (config.yaml, command line)"}[flags.value.source]
   const out: {snapshot: NodeSnapshot; configFile: string; source: string; configDir?: string} = {
     snapshot,
     configFile: flags.value.configFile ?? KUBELET_CONFIG_PATH,

@@ -87,6 +87,9 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   // NOTE: version fallbacks only (a static pod has a mirror pod in the API, which names its image); not worth a host
   // mount or the host PID namespace in the agent, whose --only iptables|ipvs|nftables pods have neither.
   'kube-proxy-manifest': {unavailable: 'static pod manifests are not mounted into the agent; kube-proxy\'s version comes from its (mirror) pod; use --via ssh or --via pod to read the manifest'},
+  swaps: {},
+  'rancher-config': {unavailable: '/etc/rancher is not mounted into the agent; use --via ssh or --via pod to read the k3s/RKE2 config.yaml'},
+  'k3s-iptables-version': {unavailable: "k3s's data dir is not mounted into the agent; use --via ssh or --via pod to read the backend of k3s's own iptables"},
   'kube-proxy-distribution': {unavailable: 'the k3s/rke2 binary is not in the agent image; use --via ssh or --via pod to read the k3s/RKE2 version'},
   // Netlink dumps of the host's namespace: no capability needed (iproute2 in the agent image ships `bridge`).
   'ip-neigh': HOST_NET,

@@ -57,7 +57,11 @@ export function proxierConfigOf(facts: NodeFacts): ProxierConfig {
 
 function configuredProxierConfigOf(facts: NodeFacts): ProxierConfig {
   const text = kubeProxyConfigText(objectsOf(facts.cluster))
-  if (text === undefined) return {ok: true}
+  // No ConfigMap: an embedded kube-proxy's configuration (k3s: its flags and kube-proxy-arg), else kube-proxy's defaults.
+  if (text === undefined) {
+    const embedded = facts.resolvedLayout.kubeProxy.config
+    return embedded ? {ok: true, config: embedded} : {ok: true}
+  }
   const kp = facts.kubeProxyConfig
   if (kp.file) {
     const {apiVersion, kind} = kp.file

@@ -132,7 +132,8 @@ export function layoutDiscoveryScript(): string {
     'first=; for d in /etc/cni/net.d /var/lib/rancher/k3s/agent/etc/cni/net.d; do [ -d "$d" ] || continue; for f in $(LC_ALL=C ls "$d"); do ' +
       'echo "cni-file=$d/$f"; case "$f" in *.conflist|*.conf|*.json) [ -n "$first" ] || first=$d/$f;; esac; done; done; ' +
       'if [ -n "$first" ]; then echo "cni-first=$first"; ' +
-      'sed -n "s/.*\\"type\\"[[:space:]]*:[[:space:]]*\\"\\([^\\"]*\\)\\".*/cni-first-type=\\1/p" "$first" | head -n 1; fi',
+      // The first "type" in the file, also when a one-line conflist holds several (grep -o lists them in order).
+      'grep -o "\\"type\\"[[:space:]]*:[[:space:]]*\\"[^\\"]*\\"" "$first" | head -n 1 | sed "s/.*\\"\\([^\\"]*\\)\\"$/cni-first-type=\\1/"; fi',
     `for l in /sys/class/net/*; do n=\${l##*/}; case "$n" in ${exact.join('|')}) echo "link=$n";; ${prefixes.map((p) => `${p}*`).join('|')}) echo "link=$n";; esac; done`,
     'exit 0',
   ].join('\n')
@@ -143,6 +144,81 @@ export function layoutDiscoveryScript(): string {
  * reads: the node's own collection is the interval, so no sleep is added to any node's time).
  */
 const CONNTRACK_STATS_ARGV = ['sh', '-c', `read up _ </proc/uptime; echo "${CONNTRACK_STATS_STAMP} $up"; exec conntrack -S`]
+
+/** /proc/PID/comm names of the k3s process (it renames itself by role in newer releases), as a pgrep -x pattern. */
+const K3S_PROCESS_NAMES = 'k3s|k3s-server|k3s-agent'
+/** The --config-dir k3s gives its embedded kubelet (k3s docs: kubelet.conf.d/00-k3s-defaults.conf, v1.32+). */
+export const K3S_KUBELET_CONF_D = '/var/lib/rancher/k3s/agent/etc/kubelet.conf.d'
+/** k3s's bundled iptables (k3s-io/k3s#7206); `current` links to the running release's data. */
+export const K3S_AUX_IPTABLES = '/var/lib/rancher/k3s/data/current/bin/aux/iptables'
+
+/**
+ * Kubelet config files by layout, in the order tried when no running kubelet names one with --config: EKS AL2,
+ * EKS AL2023 (nodeadm), GKE COS, AKS, Bottlerocket, kubeadm (core/layout/known-layouts.ts has the sources).
+ */
+export const KUBELET_CONFIG_CANDIDATES: readonly string[] = [
+  '/etc/kubernetes/kubelet/kubelet-config.json',
+  '/etc/kubernetes/kubelet/config.json',
+  '/home/kubernetes/kubelet-config.yaml',
+  '/etc/default/kubeletconfig.json',
+  '/etc/kubernetes/kubelet/config',
+  '/var/lib/kubelet/config.yaml',
+]
+
+/** Header line before each file a script prints (split by core/checks/kubelet/view.ts). */
+export const FILE_HEADER = '# node-doctor-file: '
+/** The only line a script prints when the node has no such input on its layout, with the reason. */
+export const ABSENT_HEADER = '# node-doctor-absent: '
+
+/** The running kubelet's --config (`--config=X` or `--config X`); empty when none runs or it has none. */
+const KUBELET_CONFIG_FLAG =
+  "p=$(pgrep -o -x kubelet 2>/dev/null); f=; if [ -n \"$p\" ]; then " +
+  "f=$(tr '\\0' '\\n' </proc/$p/cmdline | sed -n -e 's/^--config=//p' -e '/^--config$/{n;p;}' | tail -n 1); fi; "
+
+/** Whether the kubelet is k3s's embedded one (no kubelet process, a k3s process). */
+const K3S_EMBEDS_KUBELET = `[ -z "$p" ] && pgrep -x '${K3S_PROCESS_NAMES}' >/dev/null 2>&1`
+
+/**
+ * The kubelet's config file as the node's kubelet really uses it: the running kubelet's --config; none when a
+ * kubelet runs without one (RKE2: drop-ins only) or k3s embeds it; else (no process visible) the first known
+ * layout path that exists. Prints "# node-doctor-file: PATH" and the file, or one "# node-doctor-absent: why" line.
+ */
+export function kubeletConfigScript(): string {
+  return (
+    KUBELET_CONFIG_FLAG +
+    `if [ -z "$f" ] && [ -n "$p" ]; then echo '${ABSENT_HEADER}the running kubelet has no --config (its configuration is its --config-dir drop-ins and flags)'; exit 0; fi; ` +
+    `if [ -z "$f" ] && ${K3S_EMBEDS_KUBELET}; then echo '${ABSENT_HEADER}the kubelet runs inside k3s, configured by ${K3S_KUBELET_CONF_D} and kubelet-arg'; exit 0; fi; ` +
+    `if [ -z "$f" ]; then for c in ${KUBELET_CONFIG_CANDIDATES.join(' ')}; do [ -f "$c" ] && { f=$c; break; }; done; fi; ` +
+    `[ -n "$f" ] || { echo 'no kubelet config file: no kubelet process names one and none of ${KUBELET_CONFIG_CANDIDATES.join(', ')} exists' >&2; exit 1; }; ` +
+    `[ -r "$f" ] || { echo "cannot read the kubelet config file $f" >&2; exit 1; }; printf '${FILE_HEADER}%s\\n' "$f"; exec cat -- "$f"`
+  )
+}
+
+/** `systemctl cat kubelet`, or an absent line where k3s embeds the kubelet (no kubelet unit there). */
+export function kubeletUnitScript(): string {
+  return (
+    'out=$(systemctl cat kubelet 2>&1); rc=$?; [ $rc -eq 0 ] && { printf \'%s\\n\' "$out"; exit 0; }; ' +
+    `p=$(pgrep -o -x kubelet 2>/dev/null); if ${K3S_EMBEDS_KUBELET}; then echo '${ABSENT_HEADER}the kubelet runs inside k3s (its unit is k3s.service or k3s-agent.service)'; exit 0; fi; ` +
+    'printf \'%s\\n\' "$out" >&2; exit $rc'
+  )
+}
+
+/** The running kubelet's command line, or an absent line where k3s embeds the kubelet. */
+export function kubeletCmdlineScript(): string {
+  return (
+    "p=$(pgrep -o -x kubelet 2>/dev/null); [ -n \"$p\" ] && exec tr '\\0' ' ' </proc/$p/cmdline; " +
+    `if ${K3S_EMBEDS_KUBELET}; then echo '${ABSENT_HEADER}the kubelet runs inside k3s (no kubelet process)'; exit 0; fi; ` +
+    "echo 'no kubelet process' >&2; exit 1"
+  )
+}
+
+/** k3s and RKE2 read config.yaml, then config.yaml.d/*.yaml in name order (k3s docs "Configuration File"). */
+export function rancherConfigScript(): string {
+  return (
+    'for r in k3s rke2; do for f in /etc/rancher/$r/config.yaml $(ls /etc/rancher/$r/config.yaml.d/*.yaml 2>/dev/null | LC_ALL=C sort); do ' +
+    `[ -f "$f" ] || continue; printf '${FILE_HEADER}%s\\n' "$f"; cat -- "$f"; echo; done; done; exit 0`
+  )
+}
 
 /** The full plan. Order matters only for readability of bundles, and for the two conntrack-stats reads (first and last). */
 export const COLLECTION_PLAN: readonly PlanItem[] = [
@@ -163,12 +239,12 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('ip6-route', 'IPv6 routes', ['ip', '-6', 'route', 'show'], ['routes']),
   item('ip-addr', 'interface addresses', ['ip', '-j', 'addr', 'show'], ['iptables', 'ipvs', 'nftables', 'routes', 'proxy-mode']),
   item('ip-link', 'links with details', ['ip', '-j', '-d', 'link', 'show'], ['routes', 'ipvs']),
-  item('kubelet-config', 'kubelet config file', ['cat', '/var/lib/kubelet/config.yaml'], ['kubelet', 'dns']),
-  item('kubelet-unit', 'kubelet systemd unit and drop-ins', ['systemctl', 'cat', 'kubelet'], ['kubelet']),
+  item('kubelet-config', 'the kubelet config file the node uses, after a "# node-doctor-file: PATH" line', ['sh', '-c', kubeletConfigScript()], ['kubelet', 'dns'], {tool: 'sh'}),
+  item('kubelet-unit', 'kubelet systemd unit and drop-ins', ['sh', '-c', kubeletUnitScript()], ['kubelet'], {tool: 'systemctl'}),
   item('kubeadm-flags', 'kubeadm kubelet flags', ['cat', '/var/lib/kubelet/kubeadm-flags.env'], ['kubelet']),
   item('kubelet-default-env', "the user's kubelet flags (KUBELET_EXTRA_ARGS, deb packages)", ['cat', '/etc/default/kubelet'], ['kubelet']),
   item('kubelet-sysconfig-env', "the user's kubelet flags (KUBELET_EXTRA_ARGS, rpm and pkgs.k8s.io packages)", ['cat', '/etc/sysconfig/kubelet'], ['kubelet']),
-  item('kubelet-cmdline', 'running kubelet command line', ['sh', '-c', "tr '\\0' ' ' </proc/$(pgrep -o -x kubelet)/cmdline"], ['kubelet']),
+  item('kubelet-cmdline', 'running kubelet command line', ['sh', '-c', kubeletCmdlineScript()], ['kubelet'], {tool: 'sh'}),
   item('resolv-conf', 'the node\'s resolv.conf', ['cat', '/etc/resolv.conf'], ['kubelet', 'dns']),
   item('containerd-config', 'containerd config', ['cat', '/etc/containerd/config.toml'], ['kubelet']),
   item('proxy-mode', "kube-proxy's running mode", ['curl', '-sS', '--max-time', '5', `${KUBE_PROXY_METRICS}/proxyMode`], ['proxy-mode']),
@@ -219,11 +295,25 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
     [
       'sh',
       '-c',
-      "d=$(tr '\\0' '\\n' </proc/$(pgrep -o -x kubelet)/cmdline 2>/dev/null | sed -n 's/^--config-dir=//p' | tail -n 1); " +
+      "d=$(tr '\\0' '\\n' </proc/$(pgrep -o -x kubelet)/cmdline 2>/dev/null | sed -n -e 's/^--config-dir=//p' -e '/^--config-dir$/{n;p;}' | tail -n 1); " +
+        // The kubelet embedded in k3s has no process of its own: k3s starts it with --config-dir=K3S_KUBELET_CONF_D.
+        `[ -z "$d" ] && ! pgrep -x kubelet >/dev/null 2>&1 && pgrep -x '${K3S_PROCESS_NAMES}' >/dev/null 2>&1 && d=${K3S_KUBELET_CONF_D}; ` +
         'd=${d:-/etc/kubernetes/kubelet.conf.d}; [ -d "$d" ] || exit 0; ' +
-        'find "$d" -type f -name \'*.conf\' | LC_ALL=C sort | while IFS= read -r f; do printf \'# node-doctor-file: %s\\n\' "$f"; cat "$f"; echo; done',
+        'find "$d" -type f -name \'*.conf\' | LC_ALL=C sort | while IFS= read -r f; do [ -r "$f" ] || { echo "cannot read $f" >&2; continue; }; printf \'# node-doctor-file: %s\\n\' "$f"; cat "$f"; echo; done',
     ],
     ['kubelet'],
+    {tool: 'sh'},
+  ),
+  // Whether the node swaps at all (KUBELET-025: failSwapOn false is harmless without swap). /proc/swaps is not namespaced.
+  item('swaps', 'active swap areas', ['cat', '/proc/swaps'], ['kubelet']),
+  // k3s/RKE2: their config.yaml and config.yaml.d (kubelet-arg, kube-proxy-arg), each after "# node-doctor-file: PATH".
+  item('rancher-config', 'k3s/RKE2 config.yaml and config.yaml.d files (kubelet-arg, kube-proxy-arg)', ['sh', '-c', rancherConfigScript()], ['kubelet', 'dns', 'proxy-mode', 'iptables', 'ipvs', 'nftables'], {tool: 'sh'}),
+  // k3s's own iptables (the one its embedded kube-proxy runs): which backend it uses (PROXY-010 on k3s).
+  item(
+    'k3s-iptables-version',
+    "the iptables bundled with k3s (its data dir's bin/aux), whose backend k3s's kube-proxy uses",
+    ['sh', '-c', `b=${K3S_AUX_IPTABLES}; [ -x "$b" ] || exit 0; exec "$b" --version`],
+    ['iptables', 'proxy-mode'],
     {tool: 'sh'},
   ),
   // Where the kube-proxy version can be read on the node when its pod and metrics do not say (version resolution:

@@ -239,6 +239,7 @@ export class NodeFacts {
         ...(d?.ok ? {discovery: d.value} : d ? {discoveryProblem: formatParseProblem(d.problem)} : {}),
         ...(mode !== 'unknown' ? {proxyMode: mode} : {}),
         kubeProxyAnswered: this.proxy.running?.source === 'kube-proxy /proxyMode',
+        ...(this.text('rancher-config') ? {rancherConfig: this.text('rancher-config')} : {}),
       })
     })
   }

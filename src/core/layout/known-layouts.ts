@@ -56,7 +56,11 @@ export const KNOWN_LAYOUTS: readonly KnownLayout[] = [
     kubeProxy: {kind: 'embedded', in: 'k3s', flags: 'kube-proxy-arg in /etc/rancher/k3s/config.yaml or the k3s command line'},
     clusterDNS: '10.43.0.10',
     containerd: {config: '/var/lib/rancher/k3s/agent/etc/containerd/config.toml', socket: '/run/k3s/containerd/containerd.sock'},
-    sources: ['k3s docs: cluster-dns default 10.43.0.10, service CIDR 10.43.0.0/16; the data dir can be moved (kube-bench#1973)'],
+    sources: [
+      'k3s-io/k3s pkg/daemons/control: defaults cluster-dns 10.43.0.10, cluster-cidr 10.42.0.0/16, service CIDR 10.43.0.0/16',
+      'k3s-io/k3s pkg/daemons/agent: the kubelet gets --config-dir=agent/etc/kubelet.conf.d (00-k3s-defaults.conf) and --read-only-port=0; kube-proxy gets --proxy-mode=iptables and --cluster-cidr',
+      'the data dir can be moved (kube-bench#1973)',
+    ],
   },
   {
     distribution: 'rke2',

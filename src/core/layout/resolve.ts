@@ -3,7 +3,7 @@
 // carries the evidence it came from; what cannot be told stays `unknown` (never a finding).
 import type {ConfigMap, DaemonSet, KubeObject, Node, Pod} from '../model/k8s.js'
 import type {ClusterSnapshot} from '../model/snapshot.js'
-import {flagValue, type LayoutDiscovery} from '../parse/layout-discovery.js'
+import {flagValue, type LayoutDiscovery, parseRancherSettings, type RancherArg} from '../parse/layout-discovery.js'
 import {type Distribution, type KubeProxyPlacement, knownLayout} from './known-layouts.js'
 
 export type CniName = 'calico' | 'canal' | 'flannel' | 'cilium' | 'aws-vpc-cni' | 'azure-cni' | 'gke' | 'kube-router' | 'ovn-kubernetes' | 'antrea' | 'weave' | 'other' | 'unknown'
@@ -38,7 +38,18 @@ export interface ResolvedLayout {
   version?: string
   os?: string
   kubelet: {configPaths: string[]; configDirs: string[]; flagsSource: string; embeddedIn?: 'k3s'; source: 'running kubelet' | 'layout table' | 'unknown'}
-  kubeProxy: {where: KubeProxyPlacement['kind']; detail: string; mode?: string}
+  /** `flags`: k3s's embedded kube-proxy's flags (kube-proxy-arg in its config files, then its command line). */
+  kubeProxy: {
+    where: KubeProxyPlacement['kind']
+    detail: string
+    mode?: string
+    flags?: RancherArg[]
+    /**
+     * The KubeProxyConfiguration an embedded kube-proxy runs with, where no ConfigMap holds one (k3s): what k3s
+     * passes (proxy-mode iptables, its cluster-cidr) overlaid with kube-proxy-arg. The proxier renders with it.
+     */
+    config?: Record<string, unknown>
+  }
   cni: {name: CniName; mode?: string; detail?: string}
   servicesOwner: ResolvedServicesOwner
   clusterDNS?: string
@@ -57,6 +68,8 @@ export interface LayoutInputs {
   discoveryProblem?: string
   /** A kube-proxy answered on the node (127.0.0.1:10249/proxyMode): one runs there, whatever launched it. */
   kubeProxyAnswered?: boolean
+  /** The `rancher-config` artifact: k3s/RKE2 config.yaml and config.yaml.d (kube-proxy-arg, disable-kube-proxy). */
+  rancherConfig?: string
 }
 
 const KUBE_SYSTEM = 'kube-system'
@@ -198,23 +211,41 @@ function kubeProxyPodOn(cluster: ClusterSnapshot, node: string): Pod | undefined
   return cluster.pods.find((p) => p.spec?.nodeName === node && p.metadata.namespace === KUBE_SYSTEM && isKubeProxyPod(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
 }
 
-function k3sDisablesKubeProxy(d: LayoutDiscovery | undefined): boolean {
-  const argv = d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : []
-  return argv.some((a) => a === '--disable-kube-proxy' || a === '--disable-kube-proxy=true')
-}
-
 function resolveKubeProxy(d: LayoutDiscovery | undefined, distribution: Distribution, input: LayoutInputs, ev: string[]): ResolvedLayout['kubeProxy'] {
   const staticManifest = d?.files.find((f) => /\/kube-proxy\.(yaml|yml|manifest|json)$/.test(f))
   if (distribution === 'k3s') {
-    if (k3sDisablesKubeProxy(d)) {
-      ev.push('k3s runs with --disable-kube-proxy')
-      return {where: 'none', detail: 'disabled in k3s (--disable-kube-proxy)'}
+    const k3s = parseRancherSettings(input.rancherConfig, d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : [])
+    for (const p of k3s.problems) ev.push(`k3s config unreadable: ${p}`)
+    if (k3s.disableKubeProxy !== undefined) {
+      ev.push(`k3s runs with disable-kube-proxy (${k3s.disableKubeProxy})`)
+      return {where: 'none', detail: `disabled in k3s (disable-kube-proxy in ${k3s.disableKubeProxy})`}
     }
-    return {where: 'embedded', detail: 'embedded in k3s (kube-proxy-arg)'}
+    const args = k3s.kubeProxyArgs
+    const out: ResolvedLayout['kubeProxy'] = {
+      where: 'embedded',
+      detail: args.length === 0 ? 'embedded in k3s (no kube-proxy-arg: k3s defaults)' : `embedded in k3s, kube-proxy-arg ${args.map((a) => `${a.flag} (${a.source})`).join(', ')}`,
+      flags: args,
+    }
+    const mode = args.map((a) => /^--proxy-mode=(\S+)$/.exec(a.flag)?.[1]).filter((m) => m !== undefined).at(-1)
+    // k3s starts its kube-proxy with --proxy-mode=iptables and --cluster-cidr=<its cluster CIDR> (k3s-io/k3s
+    // pkg/daemons/agent kubeProxyArgs); kube-proxy-arg entries come after and win.
+    out.mode = mode ?? 'iptables'
+    const cidr = k3s.scalars['cluster-cidr']
+    // NOTE: cluster-cidr is a server setting: an agent's config.yaml does not repeat it, so there the default stands.
+    out.config = embeddedKubeProxyConfig(out.mode, cidr?.value ?? '10.42.0.0/16', args)
+    ev.push(`k3s kube-proxy mode ${out.mode} (${mode ? 'kube-proxy-arg proxy-mode' : "k3s's --proxy-mode=iptables"}), cluster CIDR ${cidr ? `${cidr.value} (cluster-cidr in ${cidr.source})` : '10.42.0.0/16 (k3s default)'}`)
+    return out
   }
   if (staticManifest) {
     ev.push(`static pod manifest ${staticManifest}`)
-    return {where: 'static-pod', detail: `static pod ${staticManifest}`}
+    const out: ResolvedLayout['kubeProxy'] = {where: 'static-pod', detail: `static pod ${staticManifest}`}
+    // A static pod's kube-proxy (RKE2, GKE) is configured by its flags, not a ConfigMap: its command line is the config.
+    const argv = d?.kubeProxy?.argv ?? []
+    if (argv.length > 0 && flagValue(argv, 'config') === undefined) {
+      out.config = embeddedKubeProxyConfig('', '', argv.filter((a) => a.startsWith('--')).map((flag) => ({flag, source: `the kube-proxy command line (pid ${d!.kubeProxy!.pid})`})))
+      ev.push(`kube-proxy configured by its command line (pid ${d!.kubeProxy!.pid})`)
+    }
+    return out
   }
   const ds = kubeSystemDaemonSet(input.cluster, 'kube-proxy')
   const table = knownLayout(distribution).kubeProxy
@@ -356,9 +387,10 @@ function resolveServicesOwner(d: LayoutDiscovery | undefined, input: LayoutInput
   const kubeProxyOnNode = running ?? (layout.kubeProxy.where === 'embedded' ? 'k3s embeds kube-proxy' : undefined)
   const other = otherOwner(d, cluster, layout, ev)
   if (other) {
-    // NOTE: k3s's embedded kube-proxy counts as a second owner only when it shows: `disable-kube-proxy: true` in
-    // /etc/rancher/k3s/config.yaml is not read here, so "k3s embeds kube-proxy" alone is no proof it runs. That no
-    // replacement (Cilium's agent included) answers kube-proxy's 127.0.0.1:10249/proxyMode is unverified.
+    // NOTE: k3s's embedded kube-proxy counts as a second owner only when it shows (it answers /proxyMode): k3s
+    // without disable-kube-proxy (config.yaml or command line, read in resolveKubeProxy) may still have been started
+    // differently before, so "k3s embeds kube-proxy" alone is no proof it runs. That no replacement (Cilium's agent
+    // included) answers kube-proxy's 127.0.0.1:10249/proxyMode is unverified.
     if (running) other.kubeProxyAlsoRunning = running
     return other
   }
@@ -395,4 +427,25 @@ function otherOwner(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, la
     return {owner: 'kube-router', reason: 'kube-router runs with --run-service-proxy=true'}
   }
   return undefined
+}
+
+/** kube-proxy-arg flags that map to KubeProxyConfiguration fields the proxier renders with. */
+const KUBE_PROXY_ARG_FIELDS: Record<string, (v: string, c: Record<string, unknown>) => void> = {
+  'cluster-cidr': (v, c) => (c.clusterCIDR = v),
+  'proxy-mode': (v, c) => (c.mode = v),
+  'masquerade-all': (v, c) => (c.iptables = {...(c.iptables as object), masqueradeAll: v === '' || v === 'true'}),
+  'iptables-masquerade-bit': (v, c) => (c.iptables = {...(c.iptables as object), masqueradeBit: Number(v)}),
+  'nodeport-addresses': (v, c) => (c.nodePortAddresses = v.split(',').filter((x) => x !== '')),
+  'detect-local-mode': (v, c) => (c.detectLocalMode = v),
+}
+
+/** The configuration a kube-proxy without a config file runs with (k3s's embedded one: its own flags, then kube-proxy-arg; a static pod's: its command line). Flags the proxier does not render with are left out. */
+export function embeddedKubeProxyConfig(mode: string, clusterCIDR: string, args: readonly RancherArg[]): Record<string, unknown> {
+  const c: Record<string, unknown> = {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', ...(mode ? {mode} : {}), ...(clusterCIDR ? {clusterCIDR} : {})}
+  for (const a of args) {
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a.flag)
+    const set = m ? KUBE_PROXY_ARG_FIELDS[m[1]!] : undefined
+    if (m && set) set(m[2] ?? '', c)
+  }
+  return c
 }

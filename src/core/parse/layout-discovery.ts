@@ -2,6 +2,7 @@
 // (core/collection/plan.ts layoutDiscoveryScript). Strict about the line shape (a line that is not `key=value`
 // with a lower-case key is an error with its line number); keys it does not know are kept, not fatal, so an older
 // node-doctor reads a newer bundle.
+import {parse as parseYaml} from 'yaml'
 import {ParseError} from '../../errors.js'
 
 export const LAYOUT_DISCOVERY_FORMAT = 'node-doctor-layout/1'
@@ -166,4 +167,77 @@ export function flagValue(argv: readonly string[], name: string): string | undef
     else if (a.startsWith(`-${name}=`)) v = a.slice(name.length + 2)
   }
   return v
+}
+
+/** One `<component>-arg` entry of k3s/RKE2 (`proxy-mode=ipvs`), as the flag it becomes, and where it was written. */
+export interface RancherArg {
+  /** `--proxy-mode=ipvs`. */
+  flag: string
+  /** `/etc/rancher/k3s/config.yaml` or `the k3s command line`. */
+  source: string
+}
+
+export interface RancherSettings {
+  kubeletArgs: RancherArg[]
+  kubeProxyArgs: RancherArg[]
+  /** `disable-kube-proxy: true` (or --disable-kube-proxy), with where it was set. */
+  disableKubeProxy?: string
+  /** Scalar settings the layout reads (cluster-cidr, service-cidr, cluster-dns, cluster-domain), the last source winning. */
+  scalars: Record<string, {value: string; source: string}>
+  /** Files that could not be read as YAML, with the reason (k3s would refuse to start with them). */
+  problems: string[]
+}
+
+const RANCHER_FILE_HEADER = '# node-doctor-file: '
+const RANCHER_SCALARS = ['cluster-cidr', 'service-cidr', 'cluster-dns', 'cluster-domain'] as const
+
+/**
+ * k3s/RKE2 settings from the `rancher-config` artifact (config.yaml and config.yaml.d files, each after a
+ * "# node-doctor-file: PATH" line) and the k3s process's command line. List keys from later files append (k3s
+ * documents `key+:` for appending and plain keys for replacing; NOTE: the replacing form is read as appending here).
+ * Command-line flags come last, as k3s applies them over the files.
+ */
+export function parseRancherSettings(configText: string | undefined, argv: readonly string[] = []): RancherSettings {
+  const out: RancherSettings = {kubeletArgs: [], kubeProxyArgs: [], problems: [], scalars: {}}
+  const files: Array<{name: string; lines: string[]}> = []
+  for (const line of (configText ?? '').split('\n')) {
+    if (line.startsWith(RANCHER_FILE_HEADER)) files.push({name: line.slice(RANCHER_FILE_HEADER.length).trim(), lines: []})
+    else files.at(-1)?.lines.push(line)
+  }
+  const asFlag = (v: string) => `--${v.replace(/^-+/, '')}`
+  for (const f of files) {
+    let doc: unknown
+    try {
+      doc = parseYaml(f.lines.join('\n'))
+    } catch (err) {
+      out.problems.push(`${f.name}: ${(err as Error).message.split('\n')[0]}`)
+      continue
+    }
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) continue
+    const m = doc as Record<string, unknown>
+    const list = (key: string) => {
+      const v = m[key] ?? m[`${key}+`]
+      return (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]).map((x) => String(x))
+    }
+    for (const a of list('kubelet-arg')) out.kubeletArgs.push({flag: asFlag(a), source: f.name})
+    for (const a of list('kube-proxy-arg')) out.kubeProxyArgs.push({flag: asFlag(a), source: f.name})
+    if (m['disable-kube-proxy'] === true || m['disable-kube-proxy'] === 'true') out.disableKubeProxy = f.name
+    for (const key of RANCHER_SCALARS) {
+      const v = m[key]
+      if (typeof v === 'string' || typeof v === 'number') out.scalars[key] = {value: String(v), source: f.name}
+    }
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    for (const [name, into] of [['kubelet-arg', out.kubeletArgs], ['kube-proxy-arg', out.kubeProxyArgs]] as const) {
+      const v = a.startsWith(`--${name}=`) ? a.slice(name.length + 3) : a === `--${name}` ? argv[i + 1] : undefined
+      if (v !== undefined) into.push({flag: asFlag(v), source: 'the k3s command line'})
+    }
+    if (a === '--disable-kube-proxy' || a === '--disable-kube-proxy=true') out.disableKubeProxy = 'the k3s command line'
+    for (const key of RANCHER_SCALARS) {
+      const v = a.startsWith(`--${key}=`) ? a.slice(key.length + 3) : a === `--${key}` ? argv[i + 1] : undefined
+      if (v !== undefined) out.scalars[key] = {value: v, source: 'the k3s command line'}
+    }
+  }
+  return out
 }

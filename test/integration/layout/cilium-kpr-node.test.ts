@@ -26,8 +26,8 @@ describe('a Cilium kube-proxy-replacement node, built in namespaces', {skip: lay
 
   before(async () => {
     node = createLayoutNode(FILES, [
-      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['-f', '/dev/null', '--', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml']},
-      {name: 'cilium-agent', argv0: 'cilium-agent', args: ['-f', '/dev/null', '--', '--config-dir=/tmp/cilium/config-map']},
+      {name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml']},
+      {name: 'cilium-agent', argv0: 'cilium-agent', args: ['--config-dir=/tmp/cilium/config-map']},
     ])
     const ip = (...a: string[]) => node.ns.exec(['ip', ...a])
     ip('link', 'add', 'cilium_host', 'type', 'veth', 'peer', 'name', 'cilium_net')

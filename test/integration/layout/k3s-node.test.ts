@@ -34,7 +34,7 @@ describe('layout discovery on a k3s-like node (netns + private mounts + PID name
   let output = ''
 
   before(() => {
-    node = createLayoutNode(FILES, [{name: 'k3s', argv0: '/usr/local/bin/k3s', args: ['server', '-f', '/dev/null']}])
+    node = createLayoutNode(FILES, [{name: 'k3s', argv0: '/usr/local/bin/k3s', args: ['server']}])
     node.ns.exec(['ip', 'link', 'add', 'cni0', 'type', 'bridge'])
     node.ns.exec(['ip', 'link', 'add', 'flannel.1', 'type', 'vxlan', 'id', '1', 'dstport', '8472'])
     const r = node.collect('layout')
@@ -49,7 +49,7 @@ describe('layout discovery on a k3s-like node (netns + private mounts + PID name
     assert.equal(d.format, 'node-doctor-layout/1')
     assert.ok(d.osRelease?.id, output)
     assert.deepEqual([d.kubelet?.embeddedIn, d.kubelet?.role], ['k3s', 'server'], output)
-    assert.deepEqual(d.processes.find((p) => p.name === 'k3s')?.argv, ['/usr/local/bin/k3s', 'server', '-f', '/dev/null'])
+    assert.deepEqual(d.processes.find((p) => p.name === 'k3s')?.argv, ['/usr/local/bin/k3s', 'server'])
     for (const p of ['/etc/rancher/k3s/config.yaml', '/var/lib/rancher/k3s/agent/etc/kubelet.conf.d', '/var/lib/rancher/k3s/agent/etc/containerd/config.toml', '/var/lib/rancher/k3s/data/current/bin/aux']) {
       assert.ok(d.paths.includes(p), `${p} in ${output}`)
     }
@@ -66,6 +66,6 @@ describe('layout discovery on a k3s-like node (netns + private mounts + PID name
     const l = resolveLayout({node: 'k3s-1', cluster, discovery: parseLayoutDiscovery(output)})
     assert.deepEqual([l.distribution, l.kubeProxy.where, l.cni.name, l.cni.mode, l.servicesOwner.owner, l.clusterDNS], ['k3s', 'embedded', 'flannel', 'vxlan', 'kube-proxy', '10.43.0.10'])
     assert.deepEqual(l.kubelet.configDirs, ['/var/lib/rancher/k3s/agent/etc/kubelet.conf.d'])
-    assert.equal(layoutSummary(l), 'k3s v1.33.4+k3s1 · kube-proxy embedded · flannel vxlan')
+    assert.equal(layoutSummary(l), 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan')
   })
 })

@@ -34,4 +34,4 @@ const pairs: Array<[CheckSpec, (ctx: CheckContext) => CheckOutcome]> = [
 ]
 
 /** Every KUBELET check, in catalog order. */
-export const KUBELET_CHECKS: readonly Check[] = pairs.map(([spec, run]) => ({spec, run}))
+export const KUBELET_CHECKS: readonly Check[] = pairs.map(([spec, run]) => ({spec, run: (ctx: CheckContext) => rules.locateSubjects(ctx, run(ctx))}))

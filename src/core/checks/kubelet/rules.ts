@@ -7,11 +7,34 @@ import {getAt, type JsonValue, parseGoDuration, parseMinorVersion, parseQuantity
 import {parseContainerdConfig} from '../../parse/containerd-config.js'
 import type {KubeletConfig} from '../../parse/kubelet-config.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
-import {describeOrigin, diffConfigs, effectiveConfig, KUBELET_CONFIG_PATH, kubeletView, type KubeletView, sameValue, show, valueAt} from './view.js'
+import {factsOf} from '../types.js'
+import {describeOrigin, diffConfigs, effectiveConfig, kubeletView, type KubeletView, sameValue, show, valueAt} from './view.js'
 
 type Run = (ctx: CheckContext) => CheckOutcome
 
-const CONFIG_SUBJECT = (field: string, file = KUBELET_CONFIG_PATH) => ({kind: 'field', name: field, in: file})
+/** Stands for "the config file this node's kubelet uses" in subjects; locateSubjects() puts the real path in. */
+const THE_CONFIG_FILE = '<kubelet config file>'
+const CONFIG_SUBJECT = (field: string, file = THE_CONFIG_FILE) => ({kind: 'field', name: field, in: file})
+
+/**
+ * A KUBELET check's outcome with each field subject placed where the field is set: the drop-in or file the next
+ * start reads it from, else the config file the node's kubelet uses (the path the `kubelet-config` item read:
+ * /etc/kubernetes/kubelet/config.json on EKS AL2023, /home/kubernetes/kubelet-config.yaml on GKE, ...), or its
+ * --config-dir on layouts without one (k3s, RKE2).
+ */
+export function locateSubjects(ctx: CheckContext, out: CheckOutcome): CheckOutcome {
+  if (out.status !== 'failed') return out
+  const v = kubeletView(ctx)
+  return {
+    ...out,
+    findings: out.findings.map((f) => {
+      if (f.subject.in !== THE_CONFIG_FILE) return f
+      const o = v.next.ok ? v.next.value.origins[pointer(...f.subject.name.split('.'))] : undefined
+      const where = o && (o.kind === 'file' || o.kind === 'drop-in') && o.source ? o.source : v.configPath
+      return {...f, subject: {...f.subject, in: where}}
+    }),
+  }
+}
 
 function outcome(drafts: FindingDraft[]): CheckOutcome {
   return drafts.length === 0 ? {status: 'passed'} : {status: 'failed', findings: drafts}
@@ -75,13 +98,13 @@ export const schema: Run = (ctx) => {
   const v = kubeletView(ctx)
   if (!v.file.ok) {
     if (v.file.reason.startsWith('missing input')) return {status: 'skipped', reason: v.file.reason}
-    return outcome([{message: v.file.reason + '; the kubelet exits at start', subject: {kind: 'file', name: KUBELET_CONFIG_PATH}, severity: 'error'}])
+    return outcome([{message: v.file.reason + '; the kubelet exits at start', subject: {kind: 'file', name: v.configPath}, severity: 'error'}])
   }
   const issues = [...v.file.value.issues, ...v.dropIns.flatMap((d) => d.issues), ...(v.disk.ok ? v.disk.value.issues.filter((i) => i.code === 'drop-in-unreadable') : [])]
   const drafts: FindingDraft[] = issues
     .filter((i) => i.severity !== 'info')
     .map((i) => {
-      const file = i.source ?? KUBELET_CONFIG_PATH
+      const file = i.source ?? v.configPath
       return {
         message: `${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.message}`,
         subject: i.path ? CONFIG_SUBJECT(i.path.slice(1).replaceAll('/', '.'), file) : {kind: 'file', name: file},
@@ -238,6 +261,10 @@ export const cgroupDriver: Run = (ctx) => {
   const eff = effectiveConfig(v)
   if (!eff.ok) return {status: 'skipped', reason: eff.reason}
   const runtimeVersion = v.nodeObject?.status?.nodeInfo?.containerRuntimeVersion
+  const distribution = factsOf(ctx).resolvedLayout.distribution
+  // NOTE: k3s and RKE2 generate containerd's config under their data dir from the same cgroup driver they give the
+  // kubelet (unverified for every release); /etc/containerd/config.toml is not theirs, so nothing here can compare.
+  if (distribution === 'k3s' || distribution === 'rke2') return {status: 'skipped', reason: `not applicable on ${distribution === 'k3s' ? 'k3s' : 'RKE2'}: it generates containerd's config (/var/lib/rancher/${distribution}/agent/etc/containerd/config.toml) with the kubelet's cgroup driver`}
   if (runtimeVersion && !runtimeVersion.startsWith('containerd://')) return {status: 'skipped', reason: `not applicable: the node's runtime is ${runtimeVersion.split(':')[0]}, not containerd`}
   const text = artifactText(ctx.node, 'containerd-config') ?? ''
   let cd
@@ -508,18 +535,31 @@ export const eviction: Run = settingCheck((cfg, basis) => {
   return out
 })
 
-export const swap: Run = settingCheck((cfg, basis, v) => {
+/** Active swap areas from /proc/swaps (header line, then one line per area); undefined when it was not read. */
+export function activeSwaps(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined
+  return text.split('\n').slice(1).map((l) => l.trim()).filter((l) => l !== '')
+}
+
+export const swap: Run = (ctx) => {
+  const swaps = activeSwaps(artifactText(ctx.node, 'swaps'))
+  return settingCheck((cfg, basis, v) => swapDrafts(cfg, basis, v, swaps))(ctx)
+}
+
+function swapDrafts(cfg: KubeletConfig, basis: string, v: KubeletView, swaps: string[] | undefined): FindingDraft[] {
   if (valueAt(cfg, 'failSwapOn') !== false) return []
   const behavior = getAt(cfg.values, '/memorySwap/swapBehavior')
-  const ev = [evidence(cfg, 'failSwapOn', basis), evidence(cfg, 'memorySwap.swapBehavior', basis)]
+  const ev = [evidence(cfg, 'failSwapOn', basis), evidence(cfg, 'memorySwap.swapBehavior', basis), ...(swaps === undefined ? [] : [`/proc/swaps: ${swaps.length === 0 ? 'no swap in use' : swaps.join('; ')}`])]
   if (behavior === undefined || behavior === null || behavior === '') {
+    // failSwapOn false is harmless on a node without swap (k3s sets it on every node): nothing swaps.
+    if (swaps !== undefined && swaps.length === 0) return []
     return [{message: 'failSwapOn is false but memorySwap.swapBehavior is unset: the kubelet runs on swap while giving pods none (NoSwap)', subject: CONFIG_SUBJECT('memorySwap.swapBehavior'), evidence: ev}]
   }
   if (behavior === 'UnlimitedSwap' && v.minor !== undefined && v.minor >= 30) {
     return [{message: `memorySwap.swapBehavior UnlimitedSwap was removed in 1.30: kubelet ${v.version} refuses to start`, subject: CONFIG_SUBJECT('memorySwap.swapBehavior'), evidence: ev, severity: 'error'}]
   }
   return []
-})
+}
 
 /** kube-controller-manager's --node-monitor-grace-period from its pod, else the default for the API server version. */
 export function nodeMonitorGracePeriod(ctx: CheckContext): {seconds: number; source: string} {

@@ -370,7 +370,7 @@ export const KUBELET_SWAP: CheckSpec = {
   area: 'kubelet',
   severity: 'warning',
   title: 'The kubelet tolerates swap (failSwapOn false) without a swap behaviour',
-  looksAt: `failSwapOn (--fail-swap-on) and memorySwap.swapBehavior, with the node's kubelet version. ${EFFECTIVE}`,
+  looksAt: `failSwapOn (--fail-swap-on) and memorySwap.swapBehavior, with the node's kubelet version and whether it swaps at all (/proc/swaps: without swap, failSwapOn false is harmless). ${EFFECTIVE}`,
   why:
     'With failSwapOn false and no swapBehavior the kubelet starts on a swapping node but gives pods no swap (NoSwap) while the system itself swaps: memory limits and ' +
     'eviction see less than the node really uses, and latency-sensitive pods stall. UnlimitedSwap was removed in 1.30: such a kubelet refuses to start.',

@@ -19,7 +19,9 @@ import {
   parseMinorVersion,
   pointer,
 } from '../../parse/component-config.js'
+import {ABSENT_HEADER, FILE_HEADER, K3S_KUBELET_CONF_D} from '../../collection/plan.js'
 import {parseKubeadmFlagsEnv} from '../../parse/kubeadm-flags.js'
+import type {LayoutDiscovery} from '../../parse/layout-discovery.js'
 import {
   applyKubeletDefaults,
   applyKubeletStartFills,
@@ -28,11 +30,21 @@ import {
   mergeKubeletConfigs,
   parseKubeletConfig,
   parseKubeletConfigz,
+  withKubeletSetting,
 } from '../../parse/kubelet-config.js'
-import {applyKubeletFlags, kubeletArgsFromEnvFiles, kubeletArgsFromUnit, type KubeletFlag, type KubeletFlags, parseKubeletArgs, parseKubeletCommandLine} from '../../parse/kubelet-flags.js'
+import {
+  applyKubeletFlags,
+  kubeletArgsFromEnvFiles,
+  kubeletArgsFromUnit,
+  type KubeletFlag,
+  type KubeletFlags,
+  parseK3sKubeletArgs,
+  parseKubeletArgs,
+  parseKubeletCommandLine,
+} from '../../parse/kubelet-flags.js'
 import type {ArgToken} from '../../parse/pflag.js'
 import {parseSystemctlCat} from '../../parse/systemd-unit.js'
-import {factKey} from '../../facts/node-facts.js'
+import {factKey, type NodeFacts} from '../../facts/node-facts.js'
 import type {CheckContext} from '../types.js'
 import {factsOf} from '../types.js'
 
@@ -44,11 +56,44 @@ export const EXTRA_ARGS_FILES: ReadonlyArray<{artifact: string; path: string}> =
   {artifact: 'kubelet-sysconfig-env', path: '/etc/sysconfig/kubelet'},
 ]
 /** Header line the `kubelet-dropins` plan item prints before each drop-in file. */
-export const DROPIN_HEADER = '# node-doctor-file: '
+export const DROPIN_HEADER = FILE_HEADER
+
+/**
+ * The `kubelet-config` artifact: `# node-doctor-file: PATH` and the file the node's kubelet uses; one
+ * `# node-doctor-absent: why` line where the layout has no config file (RKE2, k3s); or, from bundles written before
+ * the header existed, the bare /var/lib/kubelet/config.yaml.
+ */
+export function readKubeletConfigArtifact(text: string): {path: string; body: string} | {absent: string} {
+  if (text.startsWith(ABSENT_HEADER)) return {absent: text.slice(ABSENT_HEADER.length).split('\n')[0]!.trim()}
+  if (text.startsWith(FILE_HEADER)) {
+    const nl = text.indexOf('\n')
+    return {path: text.slice(FILE_HEADER.length, nl < 0 ? undefined : nl).trim(), body: nl < 0 ? '' : text.slice(nl + 1)}
+  }
+  return {path: KUBELET_CONFIG_PATH, body: text}
+}
+
+/** Why an artifact holds nothing on this layout (`# node-doctor-absent: why`), if it says so. */
+export function absentReason(text: string | undefined): string | undefined {
+  return text?.startsWith(ABSENT_HEADER) ? text.slice(ABSENT_HEADER.length).split('\n')[0]!.trim() : undefined
+}
+
+/** An empty configuration: a layout whose kubelet has no --config file (defaults, drop-ins and flags only). */
+function noFile(reason: string): KubeletConfig {
+  return {format: 'yaml', source: `no config file (${reason})`, values: {}, origins: {}, issues: [], defaults: []}
+}
 
 export type Loaded<T> = {ok: true; value: T} | {ok: false; reason: string}
 
 export interface KubeletView {
+  /**
+   * The kubelet config file the node's kubelet uses (the path the `kubelet-config` item read), or where its
+   * configuration lives on a layout without one (k3s/RKE2: the --config-dir): findings name it in subject.in.
+   */
+  configPath: string
+  /** Set when the layout has no config file: why (the collection script's words). */
+  noConfigFile?: string
+  /** The kubelet runs inside k3s (no process, unit or command line of its own). */
+  embeddedInK3s: boolean
   /** `1.30` from the Node's status.nodeInfo.kubeletVersion, when known. */
   version?: string
   minor?: number
@@ -59,7 +104,7 @@ export interface KubeletView {
   /** Defaults → config.yaml → drop-ins: the configuration files on disk. */
   disk: Loaded<KubeletConfig>
   /** Flags the kubelet is (or will be) started with; `source` says where they were read. */
-  flags: Loaded<KubeletFlags & {source: 'unit' | 'kubeadm-flags' | 'command-line'; issuesFromUnit: ConfigIssue[]}>
+  flags: Loaded<KubeletFlags & {source: 'unit' | 'kubeadm-flags' | 'command-line' | 'k3s'; issuesFromUnit: ConfigIssue[]}>
   /** disk + flags: what the kubelet would run with after a restart. */
   next: Loaded<KubeletConfig>
   /** /configz: what runs now. */
@@ -72,7 +117,7 @@ const KUBELET_VIEW = factKey<KubeletView>('kubelet view')
 
 /** Built once per node and kept on its facts: every KUBELET check reads the same view. */
 export function kubeletView(ctx: CheckContext): KubeletView {
-  return factsOf(ctx).derive(KUBELET_VIEW, (f) => buildView(f.cluster, f.node))
+  return factsOf(ctx).derive(KUBELET_VIEW, (f) => buildView(f.cluster, f.node, f))
 }
 
 function errText(err: unknown): string {
@@ -100,21 +145,34 @@ export function kubeletConfigMap(cluster: ClusterSnapshot, minor: number | undef
   return cms.find((c) => c.metadata.name === 'kubelet-config') ?? cms.find((c) => minor !== undefined && c.metadata.name === `kubelet-config-1.${minor}`) ?? cms[0]
 }
 
-function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
+function buildView(cluster: ClusterSnapshot, node: NodeSnapshot, facts?: NodeFacts): KubeletView {
   const nodeObject = cluster.nodes.find((n) => n.metadata.name === node.node)
   const raw = nodeObject?.status?.nodeInfo?.kubeletVersion
   const minor = parseMinorVersion(raw)
   const version = minor === undefined ? undefined : `1.${minor}`
   const vopt = version === undefined ? {} : {version}
+  const parsedDiscovery = facts?.layoutDiscovery()
+  const discovery = parsedDiscovery?.ok ? parsedDiscovery.value : undefined
+  const embeddedInK3s = discovery?.kubelet?.embeddedIn === 'k3s'
 
   let file: KubeletView['file']
+  let configPath = KUBELET_CONFIG_PATH
+  let noConfigFile: string | undefined
   const fileText = artifactText(node, 'kubelet-config')
   if (fileText === undefined) file = {ok: false, reason: 'missing input: kubelet-config'}
   else {
-    try {
-      file = {ok: true, value: parseKubeletConfig(fileText, {source: KUBELET_CONFIG_PATH, ...vopt})}
-    } catch (err) {
-      file = {ok: false, reason: `${KUBELET_CONFIG_PATH} cannot be read as YAML: ${errText(err)}`}
+    const read = readKubeletConfigArtifact(fileText)
+    if ('absent' in read) {
+      noConfigFile = read.absent
+      configPath = discovery?.kubelet?.configDir ?? (embeddedInK3s ? K3S_KUBELET_CONF_D : 'the kubelet --config-dir')
+      file = {ok: true, value: noFile(read.absent)}
+    } else {
+      configPath = read.path
+      try {
+        file = {ok: true, value: parseKubeletConfig(read.body, {source: read.path, ...vopt})}
+      } catch (err) {
+        file = {ok: false, reason: `${read.path} cannot be read as YAML: ${errText(err)}`}
+      }
     }
   }
 
@@ -129,14 +187,17 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
     }
   }
 
-  let disk: KubeletView['disk'] = file.ok ? {ok: true, value: mergeKubeletConfigs(applyKubeletDefaults(file.value, version), dropIns)} : file
+  // Without --config the kubelet starts from its flag defaults (applyLegacyDefaults: anonymous auth, AlwaysAllow,
+  // read-only port 10255) before the drop-ins, not from the v1beta1 file defaults.
+  let disk: KubeletView['disk'] = file.ok ? {ok: true, value: mergeKubeletConfigs(applyKubeletDefaults(file.value, version, {legacyFlagDefaults: noConfigFile !== undefined}), dropIns)} : file
   if (disk.ok && dropInIssues.length > 0) disk = {ok: true, value: {...disk.value, issues: [...disk.value.issues, ...dropInIssues]}}
 
-  const flags = readFlags(node, version)
+  const flags = readFlags(node, version, embeddedInK3s ? discovery : undefined)
   // The kubelet's start-time fills come last: they depend on flags (--cert-dir) and on the merged config.
+  const withFlags = (cfg: KubeletConfig) => (flags.ok ? applyKubeletFlags(cfg, flags.value.flags) : cfg)
   const next: KubeletView['next'] = !disk.ok
     ? disk
-    : {ok: true, value: applyKubeletStartFills(flags.ok ? applyKubeletFlags(disk.value, flags.value.flags) : disk.value, flags.ok ? certDirOf(flags.value.flags) : undefined)}
+    : {ok: true, value: applyKubeletStartFills(embeddedInK3s ? k3sFills(withFlags(disk.value), node, discovery) : withFlags(disk.value), flags.ok ? certDirOf(flags.value.flags) : undefined)}
 
   let running: KubeletView['running']
   const configz = cluster.configz[node.node]
@@ -163,7 +224,8 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot): KubeletView {
     }
   }
 
-  const view: KubeletView = {file, dropIns, disk, flags, next, running, intended}
+  const view: KubeletView = {configPath, embeddedInK3s, file, dropIns, disk, flags, next, running, intended}
+  if (noConfigFile !== undefined) view.noConfigFile = noConfigFile
   if (version !== undefined) view.version = version
   if (minor !== undefined) view.minor = minor
   if (nodeObject) view.nodeObject = nodeObject
@@ -185,17 +247,86 @@ function fromEnvFiles(files: ReadonlyArray<{path: string; text: string}>): ArgTo
   return kubeletArgsFromEnvFiles(files.filter((f) => !onlyComments(f.text)).map((f) => parseKubeadmFlagsEnv(f.text, {source: f.path})))
 }
 
-function readFlags(node: NodeSnapshot, version: string | undefined): KubeletView['flags'] {
+/** The k3s/RKE2 config files the `rancher-config` item printed, by path. */
+export function rancherConfigFiles(node: NodeSnapshot, product?: 'k3s' | 'rke2'): Array<{name: string; text: string}> {
+  return splitDropIns(artifactText(node, 'rancher-config') ?? '').filter((f) => product === undefined || f.name.startsWith(`/etc/rancher/${product}/`))
+}
+
+/** `key: value` (a scalar) from k3s config files, the last file that sets it winning; else `--key=value` on the k3s command line. */
+export function k3sSetting(node: NodeSnapshot, discovery: LayoutDiscovery | undefined, key: string): {value: string; where: string} | undefined {
+  let out: {value: string; where: string} | undefined
+  const argv = discovery?.kubelet?.embeddedIn === 'k3s' ? discovery.kubelet.argv : []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a.startsWith(`--${key}=`)) out = {value: a.slice(key.length + 3), where: 'the k3s command line'}
+    else if (a === `--${key}` && argv[i + 1] !== undefined) out = {value: argv[i + 1]!, where: 'the k3s command line'}
+  }
+  if (out) return out
+  for (const f of rancherConfigFiles(node, 'k3s')) {
+    const m = new RegExp(`^${key}:\\s*["']?([^"'#\\s]+)`, 'm').exec(f.text)
+    if (m) out = {value: m[1]!, where: f.name}
+  }
+  return out
+}
+
+/**
+ * What k3s gives its embedded kubelet besides the files we read: --cluster-dns and --cluster-domain from its own
+ * settings (defaults 10.43.0.10, k3s-io/k3s pkg/daemons/control defaults, and cluster.local), when no drop-in or
+ * kubelet-arg set them. NOTE: k3s v1.32+ writes them into 00-k3s-defaults.conf, which the drop-ins already hold.
+ */
+function k3sFills(cfg: KubeletConfig, node: NodeSnapshot, discovery: LayoutDiscovery | undefined): KubeletConfig {
+  let out = cfg
+  const dns = getAt(cfg.values, '/clusterDNS')
+  if (!Array.isArray(dns) || dns.length === 0) {
+    const s = k3sSetting(node, discovery, 'cluster-dns')
+    out = withKubeletSetting(out, '/clusterDNS', [s?.value ?? '10.43.0.10'], {kind: 'default', detail: s ? `k3s cluster-dns at ${s.where}` : 'k3s default cluster-dns 10.43.0.10'})
+  }
+  // k3s passes --read-only-port=0 on its own (k3s-io/k3s pkg/daemons/agent/agent_linux.go; older releases set it in
+  // the config it generates): the kubelet's flag default 10255 never applies there unless a kubelet-arg sets it.
+  if (!['file', 'drop-in', 'flag'].includes(cfg.origins['/readOnlyPort']?.kind ?? '')) {
+    out = withKubeletSetting(out, '/readOnlyPort', 0, {kind: 'default', detail: 'k3s passes --read-only-port=0'})
+  }
+  const domain = getAt(cfg.values, '/clusterDomain')
+  if (typeof domain !== 'string' || domain === '') {
+    const s = k3sSetting(node, discovery, 'cluster-domain')
+    out = withKubeletSetting(out, '/clusterDomain', s?.value ?? 'cluster.local', {kind: 'default', detail: s ? `k3s cluster-domain at ${s.where}` : 'k3s default cluster-domain cluster.local'})
+  }
+  return out
+}
+
+/** k3s's kubelet flags: kubelet-arg in /etc/rancher/k3s/config.yaml and config.yaml.d (in order), then --kubelet-arg on its command line. */
+function k3sKubeletArgs(node: NodeSnapshot, discovery: LayoutDiscovery): ArgToken[] {
+  const out: ArgToken[] = []
+  for (const f of rancherConfigFiles(node, 'k3s')) {
+    // NOTE: `kubelet-arg+:` (append) vs `kubelet-arg:` (replace) across config.yaml.d files is not modelled: all append.
+    try {
+      out.push(...parseK3sKubeletArgs(f.text, {source: f.name}))
+    } catch {
+      // no kubelet-arg in this file (or not YAML: the k3s process would not have started with it)
+    }
+  }
+  const argv = discovery.kubelet?.argv ?? []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const v = a.startsWith('--kubelet-arg=') ? a.slice('--kubelet-arg='.length) : a === '--kubelet-arg' ? argv[++i] : undefined
+    if (v !== undefined) out.push({text: `--${v.replace(/^-+/, '')}`, origin: {kind: 'flag', source: 'the k3s command line'}})
+  }
+  return out
+}
+
+function readFlags(node: NodeSnapshot, version: string | undefined, k3s?: LayoutDiscovery): KubeletView['flags'] {
   const vopt = version === undefined ? {} : {version}
   const envText = artifactText(node, 'kubeadm-flags')
-  const unitText = artifactText(node, 'kubelet-unit')
-  const cmdline = artifactText(node, 'kubelet-cmdline')
+  const unitRaw = artifactText(node, 'kubelet-unit')
+  const unitText = absentReason(unitRaw) === undefined ? unitRaw : undefined
+  const cmdlineRaw = artifactText(node, 'kubelet-cmdline')
+  const cmdline = absentReason(cmdlineRaw) === undefined ? cmdlineRaw : undefined
   const extraFiles = EXTRA_ARGS_FILES.flatMap((f) => {
     const text = artifactText(node, f.artifact)
     return text === undefined ? [] : [{path: f.path, text}]
   })
   let args: ArgToken[] | undefined
-  let source: 'unit' | 'kubeadm-flags' | 'command-line' | undefined
+  let source: 'unit' | 'kubeadm-flags' | 'command-line' | 'k3s' | undefined
   const issuesFromUnit: ConfigIssue[] = []
   try {
     // The unit and its environment files are what the next start uses; the command line is what runs now.
@@ -214,6 +345,9 @@ function readFlags(node: NodeSnapshot, version: string | undefined): KubeletView
     } else if (cmdline !== undefined && cmdline.trim() !== '') {
       args = parseKubeletCommandLine(cmdline, {source: 'kubelet command line'}).args
       source = 'command-line'
+    } else if (k3s) {
+      args = k3sKubeletArgs(node, k3s)
+      source = 'k3s'
     } else {
       // A lone extra-args file tells something only when it sets flags (the packaged one is empty).
       const extra = fromEnvFiles(extraFiles)
@@ -235,7 +369,7 @@ function readFlags(node: NodeSnapshot, version: string | undefined): KubeletView
 /** The configuration a setting check judges: the running one when /configz was read, else files + flags. */
 export function effectiveConfig(v: KubeletView): Loaded<{cfg: KubeletConfig; basis: string}> {
   if (v.running.ok) return {ok: true, value: {cfg: v.running.value, basis: 'running (/configz)'}}
-  if (v.next.ok) return {ok: true, value: {cfg: v.next.value, basis: `${KUBELET_CONFIG_PATH}${v.dropIns.length > 0 ? ' + drop-ins' : ''}${v.flags.ok ? ' + flags' : ''}`}}
+  if (v.next.ok) return {ok: true, value: {cfg: v.next.value, basis: `${v.noConfigFile === undefined ? v.configPath : 'defaults'}${v.dropIns.length > 0 ? ' + drop-ins' : ''}${v.flags.ok ? ' + flags' : ''}`}}
   return {ok: false, reason: `${v.next.reason}; ${v.running.reason}`}
 }
 

@@ -8,6 +8,14 @@ import {factsOf} from '../types.js'
 /** Chains the kubelet creates in the backend it uses; they may legitimately exist where kube-proxy does not run. */
 const KUBELET_CHAINS = new Set(['KUBE-IPTABLES-HINT', 'KUBE-KUBELET-CANARY', 'KUBE-FIREWALL'])
 
+/**
+ * KUBE-* chains that are not kube-proxy's: kube-router's network-policy controller (which k3s embeds) writes
+ * KUBE-ROUTER-INPUT/FORWARD/OUTPUT, KUBE-NWPLCY-<hash> per policy and KUBE-POD-FW-<hash> per pod.
+ */
+export function isForeignKubeChain(chain: string): boolean {
+  return chain.startsWith('KUBE-ROUTER-') || chain.startsWith('KUBE-NWPLCY-') || chain.startsWith('KUBE-POD-FW-')
+}
+
 function hasHint(text: string): boolean {
   return /^:KUBE-IPTABLES-HINT /m.test(text)
 }
@@ -18,7 +26,7 @@ function chainsOf(facts: NodeFacts, id: 'iptables-legacy-save' | 'iptables-nft-s
   if ((facts.text(id) ?? '').trim() === '') return []
   const dump = facts.iptablesSave(id)!
   if (!dump.ok) return dump.error
-  return dump.value.tables.flatMap((t) => t.chains.filter((c) => c.name.startsWith('KUBE-') && !KUBELET_CHAINS.has(c.name)).map((c) => `${t.name}/${c.name}`))
+  return dump.value.tables.flatMap((t) => t.chains.filter((c) => c.name.startsWith('KUBE-') && !KUBELET_CHAINS.has(c.name) && !isForeignKubeChain(c.name)).map((c) => `${t.name}/${c.name}`))
 }
 
 export function checkDualBackend(ctx: CheckContext): CheckOutcome {
@@ -31,8 +39,10 @@ export function checkDualBackend(ctx: CheckContext): CheckOutcome {
   const nft = chainsOf(facts, 'iptables-nft-save')
   if (nft instanceof Error) return unreadable(nft)
   if (legacy.length === 0 || nft.length === 0) return {status: 'passed'}
-  // The host's backend: `iptables --version`, else where the kubelet left its hint, else where most chains are.
-  const version = artifactText(ctx.node, 'iptables-version') ?? ''
+  // The host's backend: `iptables --version` (on k3s, the iptables k3s bundles, which its kube-proxy runs), else
+  // where the kubelet left its hint, else where most chains are.
+  const k3sVersion = (artifactText(ctx.node, 'k3s-iptables-version') ?? '').trim()
+  const version = k3sVersion !== '' ? `${k3sVersion} (k3s's bundled iptables)` : (artifactText(ctx.node, 'iptables-version') ?? '')
   const host = /\(nf_tables\)/.test(version) ? 'nft' : /\(legacy\)/.test(version) ? 'legacy' : hasHint(nftText) && !hasHint(legacyText) ? 'nft' : hasHint(legacyText) && !hasHint(nftText) ? 'legacy' : nft.length >= legacy.length ? 'nft' : 'legacy'
   const stale = host === 'nft' ? legacy : nft
   const tool = host === 'nft' ? 'iptables-legacy' : 'iptables-nft'
@@ -40,8 +50,8 @@ export function checkDualBackend(ctx: CheckContext): CheckOutcome {
   const commands = tables.map(
     (t) =>
       `${tool}-save -t ${t} | grep -E '^-A (PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) .*-j KUBE-' | sed 's/^-A/-D/' | xargs -L1 ${tool} -t ${t}; ` +
-      `for c in $(${tool}-save -t ${t} | grep -oE '^:KUBE-[A-Z0-9-]+' | cut -c2- | grep -vxE 'KUBE-(IPTABLES-HINT|KUBELET-CANARY|FIREWALL)'); do ${tool} -t ${t} -F $c; done; ` +
-      `for c in $(${tool}-save -t ${t} | grep -oE '^:KUBE-[A-Z0-9-]+' | cut -c2- | grep -vxE 'KUBE-(IPTABLES-HINT|KUBELET-CANARY|FIREWALL)'); do ${tool} -t ${t} -X $c; done`,
+      `for c in $(${tool}-save -t ${t} | grep -oE '^:KUBE-[A-Z0-9-]+' | cut -c2- | grep -vxE 'KUBE-(IPTABLES-HINT|KUBELET-CANARY|FIREWALL|ROUTER-.*|NWPLCY-.*|POD-FW-.*)'); do ${tool} -t ${t} -F $c; done; ` +
+      `for c in $(${tool}-save -t ${t} | grep -oE '^:KUBE-[A-Z0-9-]+' | cut -c2- | grep -vxE 'KUBE-(IPTABLES-HINT|KUBELET-CANARY|FIREWALL|ROUTER-.*|NWPLCY-.*|POD-FW-.*)'); do ${tool} -t ${t} -X $c; done`,
   )
   return {
     status: 'failed',

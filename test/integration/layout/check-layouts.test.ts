@@ -1,0 +1,161 @@
+// The layout "check" harness (#17): per distribution layout (kubeadm, k3s, RKE2, EKS AL2023, GKE-like on COS paths,
+// Cilium kube-proxy replacement), a node built for real with test/integration/layout/node.ts (the layout's files at
+// their real paths, its links, routes and iptables rules in the node's network namespace, its processes' command
+// lines), collected with the real collection plan through a NodeTransport over that node, and analysed as `check`
+// does (analyzeSnapshots, profile incident) with the API objects that layout's cluster has. Clean, each node reports
+// its layout and Services owner and raises no error and no warning; then the planted faults that apply to the layout
+// (a stale KUBE-SVC chain, a missing route to another node's pod block, a wrong clusterDNS in the kubelet file that
+// layout really uses, kube-proxy's leftovers after a move to Cilium) are each found.
+import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {analyzeSnapshots} from '../../../src/app/analyze.js'
+import {collectNode} from '../../../src/app/collect-node.js'
+import {planFor} from '../../../src/core/collection/plan.js'
+import type {Finding, Report} from '../../../src/core/model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../../src/core/model/snapshot.js'
+import type {ExecResult, NodeTransport} from '../../../src/ports/node-transport.js'
+import {type FakeKubeProxy, startFakeKubeProxy} from '../../support/fake-kube-proxy.js'
+import {readFixture} from '../../support/golden.js'
+import {createNetns, type Netns} from '../../support/netns.js'
+import {LAYOUTS, type Layout} from './layouts.js'
+import {createLayoutNode, type LayoutNode, layoutNodeSkipReason} from './node.js'
+
+const META = {generatedAt: '2026-12-03T12:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'check --all'}
+const NOW = () => new Date('2026-12-03T12:00:00.000Z')
+
+/** The collection plan's commands, run on a layout node: what `check` does over SSH, here over the namespaces. */
+class LayoutTransport implements NodeTransport {
+  readonly kind = 'local' as const
+  constructor(
+    readonly node: string,
+    private readonly ln: LayoutNode,
+  ) {}
+  async exec(command: string): Promise<ExecResult> {
+    const r = this.ln.run(command)
+    return {exitCode: r.status, stdout: r.stdout, stderr: r.stderr}
+  }
+  async close(): Promise<void> {}
+}
+
+
+// ---------------------------------------------------------------------------------------------------------------
+// The harness
+
+interface Built {
+  layout: Layout
+  node: LayoutNode
+  pods: Netns
+  cluster: ClusterSnapshot
+  kubeProxy?: FakeKubeProxy
+  dir: string
+}
+
+async function build(layout: Layout, files: Record<string, string> = layout.files): Promise<Built> {
+  const node = createLayoutNode(files, layout.processes)
+  const pods = createNetns('ndlp')
+  const dir = mkdtempSync(join(tmpdir(), 'nd-layout-kp-'))
+  layout.network(node.ns, pods)
+  const cluster = layout.cluster()
+  layout.rules(cluster).forEach((text, i) => node.ns.exec(['iptables-restore', ...(i === 0 ? [] : ['--noflush'])], text))
+  const built: Built = {layout, node, pods, cluster, dir}
+  if (layout.kubeProxyMode) built.kubeProxy = await startFakeKubeProxy(node.ns.name, dir, layout.kubeProxyMode)
+  return built
+}
+
+async function destroy(b: Built | undefined): Promise<void> {
+  if (!b) return
+  await b.kubeProxy?.stop()
+  b.pods.destroy()
+  b.node.destroy()
+  rmSync(b.dir, {recursive: true, force: true})
+}
+
+async function check(b: Built): Promise<{report: Report; snapshot: NodeSnapshot}> {
+  const snapshot = await collectNode(new LayoutTransport(b.layout.node, b.node), {plan: planFor(), timeoutMs: 30_000, sudo: false, now: NOW, batch: true})
+  return {report: analyzeSnapshots(b.cluster, [snapshot], {metadata: META, profile: 'incident'}), snapshot}
+}
+
+/** /proc/swaps is not namespaced: on a host that swaps, KUBELET-025 on layouts with failSwapOn false (k3s, RKE2) is true. */
+const HOST_SWAPS = readFileSync('/proc/swaps', 'utf8').trim().split('\n').length > 1
+const loud = (r: Report): Finding[] => r.findings.filter((f) => (f.severity === 'error' || f.severity === 'warning') && !(HOST_SWAPS && f.id === 'KUBELET-025'))
+const show = (fs: readonly Finding[]) => fs.map((f) => `${f.id} ${f.severity} ${f.message} [${f.subject.kind} ${f.subject.name}${f.subject.in ? ` in ${f.subject.in}` : ''}]`).join('\n')
+
+describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReason()}, () => {
+  for (const make of LAYOUTS) {
+    const layout = make()
+    describe(layout.name, () => {
+      let b: Built | undefined
+      let clean: {report: Report; snapshot: NodeSnapshot}
+      before(async () => {
+        b = await build(layout)
+        clean = await check(b)
+        if (process.env.ND_LAYOUT_DEBUG) {
+          console.log(`== ${layout.name}\n${clean.report.collectionErrors.map((e) => `collection: ${e.source}: ${e.message}`).join('\n')}`)
+          console.log(clean.report.results.filter((r) => r.status === 'skipped').map((r) => `skip ${r.id}: ${r.reason}`).join('\n'))
+          console.log(show(clean.report.findings))
+        }
+      })
+      after(() => destroy(b))
+
+      it('clean: the layout and Services owner are reported, and no error or warning is raised', () => {
+        const n = clean.report.nodes[0]!
+        assert.equal(n.layout?.summary, layout.summary, JSON.stringify(n.layout))
+        assert.equal(n.layout?.servicesOwner.owner, layout.owner)
+        assert.deepEqual(show(loud(clean.report)), '')
+      })
+
+      it('a stale KUBE-SVC chain is found', {skip: layout.owner !== 'kube-proxy' ? 'kube-proxy does not implement Services here' : false}, async () => {
+        b!.node.ns.exec(['iptables-restore', '--noflush'], '*nat\n:KUBE-SVC-STALE0000000000AB - [0:0]\n-A KUBE-SVC-STALE0000000000AB -m comment --comment \"shop/gone:http cluster IP\" -j KUBE-MARK-MASQ\nCOMMIT\n')
+        try {
+          const {report} = await check(b!)
+          assert.ok(report.findings.some((f) => /^IPT-/.test(f.id) && f.subject.name === 'KUBE-SVC-STALE0000000000AB'), show(report.findings))
+        } finally {
+          b!.node.ns.exec(['iptables', '-t', 'nat', '-F', 'KUBE-SVC-STALE0000000000AB'])
+          b!.node.ns.exec(['iptables', '-t', 'nat', '-X', 'KUBE-SVC-STALE0000000000AB'])
+        }
+      })
+
+      it("a missing route to another node's pod block is found", {skip: layout.calicoRoutes ? false : 'Calico does not route pod blocks on this layout (flannel routes are the cni helper\'s checks)'}, async () => {
+        const removed = layout.calicoRoutes!.remove
+        const saved = removed.map((dst) => b!.node.ns.exec(['ip', 'route', 'show', dst]).trim())
+        for (const dst of removed) b!.node.ns.exec(['ip', 'route', 'del', dst])
+        try {
+          const {report} = await check(b!)
+          assert.ok(report.findings.some((f) => f.id === 'RT-001' && removed.some((d) => f.subject.name === d)), show(report.findings))
+        } finally {
+          for (const r of saved) b!.node.ns.exec(['ip', 'route', 'add', ...r.split(' ')])
+        }
+      })
+
+      it("kube-proxy's leftovers after a move to another Services owner are found", {skip: layout.leftovers ? false : 'kube-proxy implements Services on this layout'}, async () => {
+        const state = b!.node.ns.exec(['iptables-save'])
+        b!.node.ns.exec(['iptables-restore'], readFixture(layout.leftovers!))
+        try {
+          const {report} = await check(b!)
+          const f = report.findings.filter((x) => x.id === 'SVC-001')
+          assert.equal(f.length, 1, show(report.findings))
+          assert.ok(f[0]!.evidence.some((e) => /^KUBE-SVC-/.test(e)), f[0]!.evidence.join('\n'))
+        } finally {
+          b!.node.ns.exec(['iptables-restore'], state)
+        }
+      })
+
+      it('a wrong clusterDNS in the kubelet file this layout uses is found, and named', async () => {
+        const files = {...layout.files, [layout.dnsFile]: layout.files[layout.dnsFile]!.replace(layout.dnsLine, layout.dnsLine.replace(/\.10(\D*)$/, '.99$1'))}
+        assert.notEqual(files[layout.dnsFile], layout.files[layout.dnsFile])
+        const wrong = await build(layout, files)
+        try {
+          const {report} = await check(wrong)
+          const f = report.findings.find((x) => x.id === 'KUBELET-016' || /clusterDNS/.test(x.message))
+          assert.ok(f, show(report.findings))
+          assert.equal(f.subject.in, `/${layout.dnsFile}`)
+        } finally {
+          await destroy(wrong)
+        }
+      })
+    })
+  }
+})
