@@ -5,6 +5,8 @@ import {type IpvsTable, parseIpvsadm} from '../core/parse/ipvsadm.js'
 import {type IptablesDump, type IptablesFamily, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {type NftRuleset, parseNft} from '../core/parse/nft.js'
 import {readPastedIptables} from '../core/iptables/pasted.js'
+import {readPastedIpvsadm} from '../core/parse/ipvsadm/pasted.js'
+import {readPastedRoutes} from '../core/parse/routes/pasted.js'
 import {normalisePasted, originalLine, type PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
 import {ParseError, UsageError} from '../errors.js'
@@ -97,7 +99,11 @@ function pasted<T>(parse: (text: string) => T): (text: string) => {value: T; war
 export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<IpvsTable>> {
   const hint = 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).'
   if (options.strict) return show('ipvsadm', hint, node, file, flags, env, parseIpvsadm)
-  return showLenient('ipvsadm', hint, node, file, flags, env, pasted(parseIpvsadm), parseIpvsadm)
+  const lenient = (text: string): {value: IpvsTable; warnings: PastedWarning[]} => {
+    const read = readPastedIpvsadm(text)
+    return {value: read.table, warnings: read.warnings}
+  }
+  return showLenient('ipvsadm', hint, node, file, flags, env, lenient, parseIpvsadm)
 }
 
 export function showNft(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<NftRuleset>> {
@@ -107,5 +113,9 @@ export function showNft(node: string | undefined, file: string | undefined, flag
 export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<RouteTable>> {
   const hint = 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).'
   if (options.strict) return show('ip-route', hint, node, file, flags, env, parseRoutes)
-  return showLenient('ip-route', hint, node, file, flags, env, pasted(parseRoutes), parseRoutes)
+  const lenient = (text: string): {value: RouteTable; warnings: PastedWarning[]} => {
+    const read = readPastedRoutes(text, parseRoutes)
+    return {value: read.table, warnings: read.warnings}
+  }
+  return showLenient('ip-route', hint, node, file, flags, env, lenient, parseRoutes)
 }
