@@ -44,3 +44,24 @@ describe('show views of pasted input (built CLI)', () => {
     }
   })
 })
+
+describe('kube-proxy show and kubelet show of pasted input (built CLI)', () => {
+  for (const comp of ['kube-proxy', 'kubelet'] as const) {
+    const files = readdirSync(fixturePath(`pasted/${comp}`)).filter((f) => f.endsWith('.txt') && !f.includes('.golden.'))
+    for (const name of files) {
+      test(`${comp} show ${name}: settings plus pasted-input warnings in the table and -o json; --strict refuses it`, async () => {
+        const file = fixturePath(`pasted/${comp}/${name}`)
+        const table = await runCli([comp, 'show', '--from-file', file])
+        assert.equal(table.exitCode, 0, table.stderr)
+        assert.match(table.stdout, new RegExp(`^warning +${file.replaceAll('.', '\\.')}:\\d+ +`, 'm'))
+        const json = await runCli([comp, 'show', '--from-file', file, '-o', 'json'])
+        assert.equal(json.exitCode, 0, json.stderr)
+        const doc = JSON.parse(json.stdout) as {settings: unknown[]; issues: Array<{code: string; severity: string}>}
+        assert.ok(doc.settings.length > 0)
+        assert.ok(doc.issues.some((i) => i.code === 'pasted-input' && i.severity === 'warning'))
+        const strict = await runCli([comp, 'show', '--strict', '--from-file', file])
+        assert.equal(strict.exitCode, 2)
+      })
+    }
+  }
+})
