@@ -19,7 +19,8 @@ export const KUBELET_NOT_RESTARTED: CheckSpec = {
     'The kubelet reads its configuration only at start. A difference means someone edited the files without restarting (the change is not in effect, ' +
     'and the next reboot or upgrade applies it by surprise), or something the files do not show overrides them.',
   remedy:
-    `Decide which side is right for each field shown. If the files are right: ${RESTART}, and watch \`journalctl -u kubelet -f\` for a startup error. ` +
+    `Decide which side is right for each field shown. If the files are right: ${RESTART}, and watch \`journalctl -u kubelet -f\` for a startup error; ` +
+    'if KUBELET-019 reports a flag the kubelet rejects in the same files, remove it first: the restart fails until it is gone. ' +
     'If the running value is right: put it back in the file (`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE`). If nothing in the files explains ' +
     "the running value, look for a flag in the running command line: `tr '\\0' ' ' </proc/$(pgrep -o -x kubelet)/cmdline`.",
   requires: ['kubelet-config', 'cluster:configz'],
@@ -280,11 +281,13 @@ export const KUBELET_REMOVED_FLAGS: CheckSpec = {
     "The kubelet's flags from `systemctl cat kubelet` with its environment files (kubeadm-flags.env; /etc/default/kubelet or /etc/sysconfig/kubelet, whichever the unit names, for KUBELET_EXTRA_ARGS), " +
     "else the running command line, against the flags removed up to the node's kubelet version.",
   why:
-    'A removed flag makes the kubelet exit with "unknown flag: --X" (or "failed to parse kubelet flag"); systemd restarts it in a loop and the node stays NotReady. ' +
+    'A removed flag makes the kubelet exit with "unknown flag: --X" (or "failed to parse kubelet flag") at start; systemd restarts it in a loop and the node stays NotReady. ' +
+    'A kubelet that still runs was started before the flag reached its files (an environment file edited since, or the unit changed without a daemon-reload: ' +
+    '`systemctl show kubelet -p NeedDaemonReload` says yes): nothing is broken yet, but the next daemon-reload + restart, or reboot, will fail. ' +
     'These flags survive upgrades in kubeadm-flags.env and /etc/default/kubelet (--network-plugin, --container-runtime, --pod-infra-container-image).',
   remedy:
     'Delete the flag from the file and line shown (usually `sudo sed -i \'s/ --FLAG=[^ "]*//\' /var/lib/kubelet/kubeadm-flags.env`), move its setting to the replacement named in the finding, ' +
-    `then \`sudo systemctl daemon-reload\` and ${RESTART}.`,
+    `and only then run \`sudo systemctl daemon-reload\` and ${RESTART}: a daemon-reload + restart while the flag is still in the files fails, and takes a running kubelet down with it.`,
   requires: [],
 }
 
