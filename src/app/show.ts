@@ -7,9 +7,9 @@ import {type NftRuleset, parseNft} from '../core/parse/nft.js'
 import {readPastedIptables} from '../core/iptables/pasted.js'
 import {readPastedIpvsadm} from '../core/parse/ipvsadm/pasted.js'
 import {readPastedRoutes} from '../core/parse/routes/pasted.js'
-import {normalisePasted, originalLine, type PastedWarning} from '../core/parse/pasted.js'
+import type {PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
-import {ParseError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import {parseArtifact, readArtifact} from './live/node-artifact.js'
 import type {LiveFlags} from './live/targets.js'
@@ -77,23 +77,6 @@ export async function showIptables(
   const id = family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'
   const {value: dump, source, warnings} = await showLenient(id, hint, node, file, flags, env, options.strict ? (text) => ({value: strict(text), warnings: []}) : lenient, strict)
   return {value: {dump, analysis: analyzeServices(dump), excerpt}, source, warnings}
-}
-
-/**
- * The generic pasted-input step (CRLF, quoting, prompts, fences, indentation) in front of a strict parser; a parse
- * error names the user's line. Line numbers inside the parsed model count the normalised lines: they differ from
- * the user's only when leading prompt or fence lines were dropped (the warnings say which).
- */
-function pasted<T>(parse: (text: string) => T): (text: string) => {value: T; warnings: PastedWarning[]} {
-  return (text) => {
-    const norm = normalisePasted(text)
-    try {
-      return {value: parse(norm.text), warnings: norm.warnings}
-    } catch (err) {
-      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
-      throw err
-    }
-  }
 }
 
 export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<IpvsTable>> {

@@ -41,6 +41,13 @@ const FORMAT_LABEL: Record<IpvsFormat, string> = {
   save: 'ipvsadm -Sn',
 }
 
+/** The command that printed the table: `ipvsadm -L` when names show that -n was not given (a lenient read). */
+function formatLabel(t: IpvsTable): string {
+  const label = FORMAT_LABEL[t.format]
+  const named = t.virtualServers.some((v) => v.hostName || v.portName !== undefined || v.realServers.some((r) => r.hostName || r.portName !== undefined))
+  return named ? label.replace('ipvsadm -Ln', 'ipvsadm -L') : label
+}
+
 const FORWARD_LABEL: Record<string, string> = {masq: 'Masq', local: 'Local', route: 'Route', tunnel: 'Tunnel', gatewaying: 'Route/Local'}
 
 export function renderIpvsShow(table: IpvsTable, format: ShowFormat, options: ShowOptions): string {
@@ -56,7 +63,7 @@ function renderTable(t: IpvsTable, options: ShowOptions): string {
   const where = [options.node ? `node ${options.node}` : undefined, options.source ? `from ${options.source}` : undefined].filter(Boolean).join(', ')
   const header =
     `${c.bold('IPVS')}${where ? ` (${where})` : ''}: ${t.virtualServers.length} virtual server${t.virtualServers.length === 1 ? '' : 's'}, ` +
-    `${rsCount} real server${rsCount === 1 ? '' : 's'} [${FORMAT_LABEL[t.format]}${t.version ? `, IPVS ${t.version}` : ''}]`
+    `${rsCount} real server${rsCount === 1 ? '' : 's'} [${formatLabel(t)}${t.version ? `, IPVS ${t.version}` : ''}]`
   if (t.virtualServers.length === 0) return `${header}\n\nNo virtual servers.\n`
   const cols = columnsFor(t.format)
   const head = ['VIRTUAL SERVER', 'SCHEDULER', 'PERSISTENCE', 'REAL SERVER', ...cols.map((x) => x.head)]
