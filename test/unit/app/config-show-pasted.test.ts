@@ -9,7 +9,10 @@ import {showKubeProxy} from '../../../src/app/kube-proxy-show.js'
 import {readPastedComponentConfig} from '../../../src/core/parse/pasted-config.js'
 import {renderKubeletShow} from '../../../src/render/kubelet-show.js'
 import {renderKubeProxyShow} from '../../../src/render/kube-proxy-show.js'
+import fc from 'fast-check'
 import {expectGolden, readFixture} from '../../support/golden.js'
+import {anyText, FUZZ_RUNS, mutated} from '../core/parse/fuzz-support.js'
+import {InputError, UsageError} from '../../../src/errors.js'
 
 type Want = {settings: Record<string, string>; warnings: Array<[number, string]>}
 
@@ -105,5 +108,22 @@ describe('readPastedComponentConfig', () => {
   it('keeps every line at the user line: dropped lines become blank, apiVersion/kind come after the last line', () => {
     const r = readPastedComponentConfig('$ cat x\n  mode: ipvs\n  clusterCIDR: 10.0.0.0/8\n', spec)
     assert.equal(r?.text, '\nmode: ipvs\nclusterCIDR: 10.0.0.0/8\n\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n')
+  })
+})
+
+describe('pasted configurations, fuzzed', () => {
+  it('any text, mutated pastes too: kube-proxy show gives settings or a UsageError/InputError, never a crash', () => {
+    const seeds = Object.keys(KUBE_PROXY).map((f) => readFixture(`pasted/kube-proxy/${f}`))
+    const tokens = ['config.conf: |-', 'mode: ipvs', 'kind: ConfigMap', 'apiVersion: v1', 'data:', '  ', '    ', '```', '> ', '$ kubectl get cm', 'clusterCIDR: [', 'iptables:', '  syncPeriod: 30s']
+    fc.assert(
+      fc.property(fc.oneof(mutated(seeds, tokens), anyText(tokens)), (text) => {
+        try {
+          assert.ok(showKubeProxy([{name: 'f', text}]).settings.length > 0)
+        } catch (err) {
+          assert.ok(err instanceof UsageError || err instanceof InputError, String(err))
+        }
+      }),
+      {numRuns: FUZZ_RUNS / 3},
+    )
   })
 })

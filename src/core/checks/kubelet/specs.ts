@@ -303,7 +303,7 @@ export const KUBELET_DEPRECATED_FLAGS: CheckSpec = {
   why: 'They work today, but the kubelet of a later minor exits on them with "unknown flag", turning a routine upgrade into an outage of the node.',
   remedy:
     'Remove the flag from the file shown before upgrading and configure its replacement (named in the finding). Config-backed settings go in /var/lib/kubelet/config.yaml ' +
-    `(\`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE\`); then \`sudo systemctl daemon-reload\` and ${RESTART}.`,
+    `(\`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE\`); then \`sudo systemctl daemon-reload\` and ${RESTART}. Remove every flag KUBELET-019 reports in the same files first: the restart fails while one is there.`,
   requires: [],
 }
 
@@ -321,7 +321,7 @@ export const KUBELET_FLAG_OVERRIDES: CheckSpec = {
     'with the file. A flag that sets a different value than the file is the classic cause of "I changed it and nothing happened".',
   remedy:
     'Move the setting into the config file (`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE`) and delete the flag from the file and line shown ' +
-    `(kubeadm-flags.env: also remove it from the kubeadm JoinConfiguration's nodeRegistration.kubeletExtraArgs so a rejoin does not bring it back); then \`sudo systemctl daemon-reload\` and ${RESTART}.`,
+    `(kubeadm-flags.env: also remove it from the kubeadm JoinConfiguration's nodeRegistration.kubeletExtraArgs so a rejoin does not bring it back); then \`sudo systemctl daemon-reload\` and ${RESTART}. Remove every flag KUBELET-019 reports in the same files first: the restart fails while one is there.`,
   requires: [],
 }
 
@@ -336,7 +336,8 @@ export const KUBELET_VERSION_SKEW: CheckSpec = {
     'status updates are rejected, and upgrades of the control plane break nodes that were left behind.',
   remedy:
     'Upgrade (or, for a too-new kubelet, downgrade) the kubelet one minor at a time: `kubectl drain NODE --ignore-daemonsets`, install the kubelet/kubeadm packages of the ' +
-    'control plane\'s minor, `sudo kubeadm upgrade node`, `sudo systemctl daemon-reload && sudo systemctl restart kubelet`, `kubectl uncordon NODE`.',
+    'control plane\'s minor, `sudo kubeadm upgrade node`, `sudo systemctl daemon-reload && sudo systemctl restart kubelet`, `kubectl uncordon NODE`. ' +
+    'Before the restart, remove the flags KUBELET-020 names as removed in the new minor: the new kubelet exits on them and the restart fails.',
   requires: ['cluster:nodes'],
 }
 
