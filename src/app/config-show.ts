@@ -18,6 +18,8 @@ interface ShowRequest {
   /** The minor version whose defaults apply (--kubelet-version / --kube-proxy-version). */
   version?: string | undefined
   note: (message: string) => void
+  /** --strict: no pasted-input leniency for --from-file (a cut-off ConfigMap, a fragment without apiVersion/kind). */
+  strict?: boolean | undefined
 }
 
 function fromFiles(files: readonly string[], env: Environment): NamedText[] {
@@ -41,7 +43,7 @@ export async function kubeletShow(r: ShowRequest, flags: Partial<LiveFlags>, env
   } else {
     throw new UsageError('no input given', 'Give a NODE to read live, or pass --from-file FILE (repeatable), e.g. /var/lib/kubelet/config.yaml and `systemctl cat kubelet` output.')
   }
-  return showKubelet(texts, {...(r.node === undefined ? {} : {node: r.node}), ...(r.version === undefined ? {} : {version: r.version})})
+  return showKubelet(texts, {...(r.node === undefined ? {} : {node: r.node}), ...(r.version === undefined ? {} : {version: r.version}), ...(r.strict || r.files.length === 0 ? {strict: true} : {})})
 }
 
 export async function kubeProxyShow(r: ShowRequest, flags: Partial<LiveFlags>, env: Environment): Promise<KubeProxyShowResult> {
@@ -66,5 +68,5 @@ export async function kubeProxyShow(r: ShowRequest, flags: Partial<LiveFlags>, e
   } else {
     throw new UsageError('no input given', 'Give a NODE to read live, or pass --from-file FILE, e.g. the output of `kubectl get cm -n kube-system kube-proxy -o yaml`.')
   }
-  return showKubeProxy(texts, {...(r.node === undefined ? {} : {node: r.node}), ...(r.version === undefined ? {} : {version: r.version})})
+  return showKubeProxy(texts, {...(r.node === undefined ? {} : {node: r.node}), ...(r.version === undefined ? {} : {version: r.version}), ...(r.strict || r.files.length === 0 ? {strict: true} : {})})
 }

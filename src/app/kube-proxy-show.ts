@@ -4,7 +4,8 @@
 import {UsageError} from '../errors.js'
 import {parsingFile} from './input-file.js'
 import {type ConfigIssue, formatValue, getAt, isGoZero, type JsonValue, type Origin, parseMinorVersion, pointer} from '../core/parse/component-config.js'
-import {detectKubeProxyDocument, type KubeProxyConfig, parseKubeProxyConfig} from '../core/parse/kube-proxy-config.js'
+import {detectKubeProxyDocument, KUBE_PROXY_API_VERSION, KUBE_PROXY_CONFIGMAP_KEYS, KUBE_PROXY_KIND, KUBE_PROXY_SCHEMA, type KubeProxyConfig, parseKubeProxyConfig} from '../core/parse/kube-proxy-config.js'
+import {type ComponentSpec, isMalformedYaml, readPastedComponentConfig} from '../core/parse/pasted-config.js'
 import {effectiveKubeProxyConfig, kubeProxyFromManifest, type KubeProxyFlags, parseKubeProxyArgs} from '../core/parse/kube-proxy-flags.js'
 import {kubeProxySyncMetrics, type KubeProxySyncMetrics, parsePrometheusText} from '../core/parse/prom-metrics.js'
 import {parseProxierLog, parseProxyModeBody, RUNNING_PROXY_MODES} from '../core/parse/proxy-mode.js'
@@ -62,6 +63,16 @@ export function detectKubeProxyInput(text: string): KubeProxyInputKind | undefin
 export interface KubeProxyShowOptions {
   node?: string
   version?: string
+  /** Read the files as the tools print them: no pasted-input leniency (a cut-off ConfigMap, a fragment). */
+  strict?: boolean
+}
+
+const KUBE_PROXY_SPEC: ComponentSpec = {
+  component: 'kube-proxy',
+  kind: KUBE_PROXY_KIND,
+  apiVersion: KUBE_PROXY_API_VERSION,
+  fields: Object.keys(KUBE_PROXY_SCHEMA),
+  configMapKeys: KUBE_PROXY_CONFIGMAP_KEYS,
 }
 
 /** Builds kube-proxy's effective settings. Throws UsageError for unrecognised inputs, InputError for bad files. */
@@ -78,8 +89,18 @@ export function showKubeProxy(files: readonly NamedText[], options: KubeProxySho
   let running: KubeProxyShowResult['running']
   let sync: KubeProxySyncMetrics | undefined
   const extra: ConfigIssue[] = []
-  for (const f of files) {
-    const kind = detectKubeProxyInput(f.text)
+  for (const input of files) {
+    let f = input
+    let kind = detectKubeProxyInput(f.text)
+    if (!options.strict && (kind === undefined || ((kind === 'kube-proxy-config' || kind === 'configmap') && isMalformedYaml(f.text)))) {
+      // A pasted ConfigMap cut off before kind:/metadata:, or a KubeProxyConfiguration without apiVersion/kind.
+      const pasted = readPastedComponentConfig(f.text, KUBE_PROXY_SPEC)
+      if (pasted) {
+        f = {name: f.name, text: pasted.text}
+        kind = detectKubeProxyInput(f.text)
+        for (const w of pasted.warnings) extra.push({severity: 'warning', code: 'pasted-input', source: f.name, line: w.line, message: w.message})
+      }
+    }
     switch (kind) {
       case 'kube-proxy-config':
       case 'configmap': {

@@ -22,6 +22,10 @@ import {parseKubeadmFlagsEnv} from '../core/parse/kubeadm-flags.js'
 import {
   applyKubeletDefaults,
   detectKubeletDocument,
+  KUBELET_API_VERSION,
+  KUBELET_CONFIGMAP_KEYS,
+  KUBELET_KIND,
+  KUBELET_SCHEMA,
   type KubeletConfig,
   kubeletFieldSpec,
   mergeKubeletConfigs,
@@ -40,6 +44,7 @@ import {
 import type {ArgToken} from '../core/parse/pflag.js'
 import {ABSENT_HEADER, FILE_HEADER} from '../core/collection/plan.js'
 import {splitDropIns} from '../core/checks/kubelet/view.js'
+import {type ComponentSpec, isMalformedYaml, readPastedComponentConfig} from '../core/parse/pasted-config.js'
 import {parseEnvironmentFile, parseSystemctlCat, type SystemdUnit} from '../core/parse/systemd-unit.js'
 
 export interface NamedText {
@@ -137,9 +142,19 @@ function basename(p: string): string {
   return p.split('/').at(-1) ?? p
 }
 
+const KUBELET_SPEC: ComponentSpec = {
+  component: 'kubelet',
+  kind: KUBELET_KIND,
+  apiVersion: KUBELET_API_VERSION,
+  fields: Object.keys(KUBELET_SCHEMA),
+  configMapKeys: KUBELET_CONFIGMAP_KEYS,
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 export interface KubeletShowOptions {
+  /** Read the files as the tools print them: no pasted-input leniency (a KubeletConfiguration fragment). */
+  strict?: boolean
   node?: string
   /** Kubelet version (`1.30`): version-specific defaults and removed flags. */
   version?: string
@@ -165,8 +180,18 @@ export function showKubelet(files: readonly NamedText[], options: KubeletShowOpt
   const commandLines: Array<{name: string; args: ArgToken[]}> = []
   const k3s: Array<{name: string; args: ArgToken[]}> = []
 
-  for (const f of nodeArtifactFiles(files, issues)) {
-    const kind = detectKubeletInput(f.text)
+  for (const input of nodeArtifactFiles(files, issues)) {
+    let f = input
+    let kind = detectKubeletInput(f.text)
+    if (!options.strict && (kind === undefined || (kind === 'kubelet-config' && isMalformedYaml(f.text)))) {
+      // A pasted KubeletConfiguration fragment without apiVersion/kind (or a ConfigMap cut off before kind:).
+      const pasted = readPastedComponentConfig(f.text, KUBELET_SPEC)
+      if (pasted) {
+        f = {name: f.name, text: pasted.text}
+        kind = detectKubeletInput(f.text)
+        for (const w of pasted.warnings) issues.push({severity: 'warning', code: 'pasted-input', source: f.name, line: w.line, message: w.message})
+      }
+    }
     switch (kind) {
       case 'kubelet-config':
         configs.push({name: f.name, cfg: parsingFile(f.name, () => parseKubeletConfig(f.text, {source: f.name, ...vopt}))})

@@ -5,9 +5,11 @@ import {type IpvsTable, parseIpvsadm} from '../core/parse/ipvsadm.js'
 import {type IptablesDump, type IptablesFamily, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {type NftRuleset, parseNft} from '../core/parse/nft.js'
 import {readPastedIptables} from '../core/iptables/pasted.js'
-import {normalisePasted, originalLine, type PastedWarning} from '../core/parse/pasted.js'
+import {readPastedIpvsadm} from '../core/parse/ipvsadm/pasted.js'
+import {readPastedRoutes} from '../core/parse/routes/pasted.js'
+import type {PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
-import {ParseError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import {parseArtifact, readArtifact} from './live/node-artifact.js'
 import type {LiveFlags} from './live/targets.js'
@@ -77,27 +79,14 @@ export async function showIptables(
   return {value: {dump, analysis: analyzeServices(dump), excerpt}, source, warnings}
 }
 
-/**
- * The generic pasted-input step (CRLF, quoting, prompts, fences, indentation) in front of a strict parser; a parse
- * error names the user's line. Line numbers inside the parsed model count the normalised lines: they differ from
- * the user's only when leading prompt or fence lines were dropped (the warnings say which).
- */
-function pasted<T>(parse: (text: string) => T): (text: string) => {value: T; warnings: PastedWarning[]} {
-  return (text) => {
-    const norm = normalisePasted(text)
-    try {
-      return {value: parse(norm.text), warnings: norm.warnings}
-    } catch (err) {
-      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
-      throw err
-    }
-  }
-}
-
 export function showIpvs(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<IpvsTable>> {
   const hint = 'Run `ipvsadm -Ln` on the node and pass its output with --from-file FILE (- for stdin).'
   if (options.strict) return show('ipvsadm', hint, node, file, flags, env, parseIpvsadm)
-  return showLenient('ipvsadm', hint, node, file, flags, env, pasted(parseIpvsadm), parseIpvsadm)
+  const lenient = (text: string): {value: IpvsTable; warnings: PastedWarning[]} => {
+    const read = readPastedIpvsadm(text)
+    return {value: read.table, warnings: read.warnings}
+  }
+  return showLenient('ipvsadm', hint, node, file, flags, env, lenient, parseIpvsadm)
 }
 
 export function showNft(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment): Promise<Shown<NftRuleset>> {
@@ -107,5 +96,9 @@ export function showNft(node: string | undefined, file: string | undefined, flag
 export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<RouteTable>> {
   const hint = 'Run `ip route` on the node and pass its output with --from-file FILE (- for stdin).'
   if (options.strict) return show('ip-route', hint, node, file, flags, env, parseRoutes)
-  return showLenient('ip-route', hint, node, file, flags, env, pasted(parseRoutes), parseRoutes)
+  const lenient = (text: string): {value: RouteTable; warnings: PastedWarning[]} => {
+    const read = readPastedRoutes(text, parseRoutes)
+    return {value: read.table, warnings: read.warnings}
+  }
+  return showLenient('ip-route', hint, node, file, flags, env, lenient, parseRoutes)
 }

@@ -14,6 +14,18 @@ export interface ShowOptions {
   node?: string
   /** Where the data came from (a file path). */
   source?: string
+  /**
+   * What the lenient reader of a pasted input assumed or skipped (line = the user's line): after the table as
+   * `warning: FILE:LINE: message`, and as `warnings` in JSON/YAML when given (also when empty).
+   */
+  warnings?: ReadonlyArray<{line: number; message: string}>
+}
+
+/** The reader's warnings after a view, one per line, as `warning: FILE:LINE: message`; '' when there are none. */
+export function pastedWarningLines(warnings: ReadonlyArray<{line: number; message: string}> | undefined, source: string | undefined): string {
+  if (!warnings || warnings.length === 0) return ''
+  const where = source ?? '<input>'
+  return `\n${warnings.map((w) => `warning: ${where}:${w.line}: ${w.message}`).join('\n')}\n`
 }
 
 const API_VERSION = VIEW_API_VERSION
@@ -29,13 +41,20 @@ const FORMAT_LABEL: Record<IpvsFormat, string> = {
   save: 'ipvsadm -Sn',
 }
 
+/** The command that printed the table: `ipvsadm -L` when names show that -n was not given (a lenient read). */
+function formatLabel(t: IpvsTable): string {
+  const label = FORMAT_LABEL[t.format]
+  const named = t.virtualServers.some((v) => v.hostName || v.portName !== undefined || v.realServers.some((r) => r.hostName || r.portName !== undefined))
+  return named ? label.replace('ipvsadm -Ln', 'ipvsadm -L') : label
+}
+
 const FORWARD_LABEL: Record<string, string> = {masq: 'Masq', local: 'Local', route: 'Route', tunnel: 'Tunnel', gatewaying: 'Route/Local'}
 
 export function renderIpvsShow(table: IpvsTable, format: ShowFormat, options: ShowOptions): string {
-  const doc = {apiVersion: API_VERSION, kind: 'IpvsTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
+  const doc = {apiVersion: API_VERSION, kind: 'IpvsTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table, ...(options.warnings ? {warnings: options.warnings} : {})}
   if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
-  return renderTable(table, options)
+  return renderTable(table, options) + pastedWarningLines(options.warnings, options.source)
 }
 
 function renderTable(t: IpvsTable, options: ShowOptions): string {
@@ -44,7 +63,7 @@ function renderTable(t: IpvsTable, options: ShowOptions): string {
   const where = [options.node ? `node ${options.node}` : undefined, options.source ? `from ${options.source}` : undefined].filter(Boolean).join(', ')
   const header =
     `${c.bold('IPVS')}${where ? ` (${where})` : ''}: ${t.virtualServers.length} virtual server${t.virtualServers.length === 1 ? '' : 's'}, ` +
-    `${rsCount} real server${rsCount === 1 ? '' : 's'} [${FORMAT_LABEL[t.format]}${t.version ? `, IPVS ${t.version}` : ''}]`
+    `${rsCount} real server${rsCount === 1 ? '' : 's'} [${formatLabel(t)}${t.version ? `, IPVS ${t.version}` : ''}]`
   if (t.virtualServers.length === 0) return `${header}\n\nNo virtual servers.\n`
   const cols = columnsFor(t.format)
   const head = ['VIRTUAL SERVER', 'SCHEDULER', 'PERSISTENCE', 'REAL SERVER', ...cols.map((x) => x.head)]

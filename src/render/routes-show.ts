@@ -6,7 +6,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {stringify} from 'yaml'
 import {isRejectRoute, type Route, type RouteFormat, type RouteTable} from '../core/parse/routes.js'
 import {isCalicoWorkloadInterface} from '../core/parse/links.js'
-import type {ShowOptions} from './ipvs-show.js'
+import {pastedWarningLines, type ShowOptions} from './ipvs-show.js'
 import type {ShowFormat} from './options.js'
 import {VIEW_API_VERSION} from './table-style.js'
 
@@ -20,6 +20,7 @@ const FORMAT_LABEL: Record<RouteFormat, string> = {
   'ip-json-detailed': 'ip -j -d route',
   'route-n': 'route -n',
   'route-n-ipv6': 'route -n -A inet6',
+  'ip-monitor': 'ip monitor route',
 }
 
 /** What a device is to Calico, or undefined when it is not one of Calico's. */
@@ -35,10 +36,10 @@ export function calicoDeviceRole(dev: string): string | undefined {
 const NO_DEVICE = '-'
 
 export function renderRoutesShow(table: RouteTable, format: ShowFormat, options: ShowOptions): string {
-  const doc = {apiVersion: API_VERSION, kind: 'RouteTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table}
+  const doc = {apiVersion: API_VERSION, kind: 'RouteTable', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...table, ...(options.warnings ? {warnings: options.warnings} : {})}
   if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
-  return renderTable(table, options)
+  return renderTable(table, options) + pastedWarningLines(options.warnings, options.source)
 }
 
 interface Row {

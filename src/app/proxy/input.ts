@@ -8,6 +8,12 @@ import {formatObjectProblem, loadObjects, type ObjectProblem, ObjectsParseError}
 import {buildRenderInput, kubeProxyConfigText, type RenderInput} from '../../core/proxier/render-input.js'
 import {InputError, inFile, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
+import {readPastedIptables} from '../../core/iptables/pasted.js'
+import type {IptablesDump, IptablesFamily} from '../../core/iptables/save.js'
+import type {IpvsTable} from '../../core/parse/ipvsadm.js'
+import {readPastedIpvsadm} from '../../core/parse/ipvsadm/pasted.js'
+import {normalisePasted, originalLine, type PastedWarning} from '../../core/parse/pasted.js'
+import type {Report} from '../../core/model/report.js'
 import {proxyAssumptionContext} from './report.js'
 
 const CONFIG_SOURCE = 'kube-system/kube-proxy ConfigMap (config.conf)'
@@ -17,6 +23,10 @@ export interface ProxyIO {
   note(message: string): void
   verbose?: boolean
   quiet?: boolean
+  /** `--strict`: dump files are read as the tools print them, no pasted-input leniency. */
+  strict?: boolean
+  /** What the lenient readers assumed in pasted dump files (`FILE:LINE: message`), for the Report's annotations. */
+  pasted?: string[]
 }
 
 /** What a proxy Report names: the tool version and the command line as run. */
@@ -112,13 +122,87 @@ export function renderHeader(render: RenderInput, mode: string, live: boolean, i
   return assumptionComments(assumptionsFor(render, proxyAssumptionContext(mode, live))).join('\n') + '\n'
 }
 
-/** Runs a parser over an input file's text, turning its ParseError into an InputError that names the file. */
-export function parseInputFile<T>(env: Pick<Environment, 'readInput'>, path: string, parse: (text: string) => T): T {
+/** A pasted-input reader for a dump file: the value and what it assumed, at the user's lines. */
+export type PastedRead<T> = (text: string) => {value: T; warnings: PastedWarning[]}
+
+/**
+ * Runs a parser over an input file's text, turning its ParseError into an InputError that names the file. With
+ * `pasted` (the diff/trace dump files: what people paste), a text the parser refuses is read again by the lenient
+ * reader (default: the generic step of core/parse/pasted.ts in front of the same parser) unless io.strict; what it
+ * assumed goes to stderr as `warning: FILE:LINE: message` and into io.pasted for the Report (withPastedInput).
+ */
+export function parseInputFile<T>(env: Pick<Environment, 'readInput'>, path: string, parse: (text: string) => T, pasted?: {io: ProxyIO; read?: PastedRead<T>}): T {
+  const name = path === '-' ? '<stdin>' : path
   const text = env.readInput(path)
   try {
     return parse(text)
   } catch (err) {
-    if (err instanceof ParseError) throw new InputError(path === '-' ? '<stdin>' : path, err.message, err.line)
-    throw inFile(path === '-' ? '<stdin>' : path, inputFailure(path === '-' ? '<stdin>' : path, err))
+    if (!(err instanceof ParseError)) throw inFile(name, inputFailure(name, err))
+    if (!pasted || pasted.io.strict) throw new InputError(name, err.message, err.line)
+    let read: {value: T; warnings: PastedWarning[]}
+    try {
+      read = (pasted.read ?? genericPasted(parse))(text)
+    } catch (again) {
+      if (again instanceof ParseError) throw new InputError(name, again.message, again.line)
+      throw inFile(name, inputFailure(name, again))
+    }
+    for (const w of read.warnings) {
+      const line = `${name}:${w.line}: ${w.message}`
+      ;(pasted.io.pasted ??= []).push(line)
+      if (!pasted.io.quiet) pasted.io.note(`warning: ${line}`)
+    }
+    return read.value
   }
+}
+
+/** The generic pasted-input step (CRLF, quoting, prompts, fences, indentation) in front of a strict parser. */
+function genericPasted<T>(parse: (text: string) => T): PastedRead<T> {
+  return (text) => {
+    const norm = normalisePasted(text)
+    try {
+      return {value: parse(norm.text), warnings: norm.warnings}
+    } catch (err) {
+      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
+      throw err
+    }
+  }
+}
+
+/**
+ * The lenient iptables reader for `proxy diff`/`trace`: pasted whole dumps only. An excerpt (no `*table` header,
+ * chains cut off, no COMMIT) is refused: a diff against it would call every rule outside it missing.
+ */
+export function pastedIptablesDump(family?: IptablesFamily): PastedRead<IptablesDump> {
+  return (text) => {
+    const r = readPastedIptables(text, family ? {family} : {})
+    if (r.excerpt) {
+      const at = r.warnings.find((w) => w.message.startsWith('read as an excerpt'))?.line ?? 1
+      throw new ParseError('this is an excerpt of a dump (no table header, chains or COMMIT cut off): a diff would call every rule outside it missing; pass the whole `iptables-save` output', at)
+    }
+    return {value: r.dump, warnings: r.warnings}
+  }
+}
+
+/**
+ * The lenient ipvsadm reader for `proxy diff`: pasted whole listings only. Host or service names (`ipvsadm -L`
+ * without -n) and listings that start inside a virtual service are refused: they would show as differences.
+ */
+export function pastedIpvsTable(): PastedRead<IpvsTable> {
+  return (text) => {
+    const r = readPastedIpvsadm(text)
+    const named = r.table.virtualServers.flatMap((v) => [v, ...v.realServers]).find((x) => x.hostName || x.portName !== undefined)
+    if (named) throw new ParseError('this listing uses host or service names (`ipvsadm -L` without -n): they are not comparable with ClusterIPs; collect `ipvsadm -Ln` or `ipvsadm -Sn`', named.line)
+    const cut = r.warnings.find((w) => w.message.includes('before the first virtual service skipped'))
+    if (cut) throw new ParseError(`the listing starts inside a virtual service (${cut.message}): pass the whole listing`, cut.line)
+    return {value: r.table, warnings: r.warnings}
+  }
+}
+
+/** Annotation of a Report whose dump files were read leniently: what was assumed, one `FILE:LINE: message` a line. */
+export const PASTED_INPUT_ANNOTATION = 'node-doctor/pasted-input'
+
+/** `report` with what the lenient readers assumed (io.pasted) in its annotations; the report itself when nothing. */
+export function withPastedInput(report: Report, io: ProxyIO): Report {
+  if (!io.pasted || io.pasted.length === 0) return report
+  return {...report, metadata: {...report.metadata, annotations: {...(report.metadata.annotations ?? {}), [PASTED_INPUT_ANNOTATION]: io.pasted.join('\n')}}}
 }

@@ -11,7 +11,7 @@ import type {RenderInput} from '../../core/proxier/render-input.js'
 import {UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeRender, parseInputFile, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeRender, parseInputFile, pastedIptablesDump, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput, withPastedInput} from './input.js'
 import {checkProxierForm, liveProxier} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -42,7 +42,7 @@ export async function diffIptables(node: string | undefined, flags: IptablesFlag
     const live = await liveProxier(node, flags, env)
     return iptablesDiffReport(live.render, live.dump, meta, live.context)
   }
-  const dump = parseInputFile(env, flags['iptables-save']!, (text) => parseIptablesSave(text))
+  const dump = parseInputFile(env, flags['iptables-save']!, (text) => parseIptablesSave(text), {io, read: pastedIptablesDump()})
   const family = flags['ip-family'] as 'ipv4' | 'ipv6' | undefined
   if (family && dump.familySource === 'header' && dump.family !== family) {
     throw new UsageError(`--ip-family ${family} but ${flags['iptables-save']} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`)
@@ -53,7 +53,7 @@ export async function diffIptables(node: string | undefined, flags: IptablesFlag
   }
   tell(render, io)
   const other = flags['other-backend-save'] === undefined ? undefined : env.readInput(flags['other-backend-save'])
-  return iptablesDiffReport(render, dump, meta, undefined, other)
+  return withPastedInput(iptablesDiffReport(render, dump, meta, undefined, other), io)
 }
 
 function iptablesDiffReport(render: RenderInput, dump: IptablesDump, meta: ProxyMeta, context?: string, otherBackend?: string): Report {

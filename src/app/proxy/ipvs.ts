@@ -16,7 +16,7 @@ import {InputError, ParseError, UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeRender, type RenderInputWithProblems, parseInputFile, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeRender, type RenderInputWithProblems, parseInputFile, pastedIptablesDump, pastedIpvsTable, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput, withPastedInput} from './input.js'
 import {collectProxierNode} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -131,10 +131,10 @@ export async function diffIpvs(
     r = resolveIpvsOffline(flags, env, links ? nodeAddressesFromLinks(links) : undefined)
     const family = r.state.family
     actual = {
-      ipvs: parseInputFile(env, flags.ipvsadm, parseIpvsadmOrEmpty),
+      ipvs: parseInputFile(env, flags.ipvsadm, parseIpvsadmOrEmpty, {io, read: pastedIpvsTable()}),
       ...(links ? {links} : {}),
       ...(flags.ipset !== undefined ? {ipsets: parseInputFile(env, flags.ipset, parseIpsetOrEmpty)} : {}),
-      ...(flags['iptables-save'] !== undefined ? {iptables: parseInputFile(env, flags['iptables-save'], (t) => parseIptablesSave(t, {family}))} : {}),
+      ...(flags['iptables-save'] !== undefined ? {iptables: parseInputFile(env, flags['iptables-save'], (t) => parseIptablesSave(t, {family}), {io, read: pastedIptablesDump(family)})} : {}),
     }
     if (actual.iptables && actual.iptables.familySource === 'header' && actual.iptables.family !== family) {
       throw new UsageError(`the proxier renders ${family} but ${flags['iptables-save']} is ${actual.iptables.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`, 'Pass --ip-family to choose.')
@@ -148,5 +148,5 @@ export async function diffIpvs(
   const dumps = (families ?? [{state: r.state, actual}]).filter((f) => f.actual.iptables).map((f) => (f.state.family === 'ipv6' && families ? 'ip6tables-save' : 'iptables-save'))
   const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', ...dumps].filter(Boolean).join(',')
   const ipFamily = (families ?? [{state: r.state}]).map((f) => f.state.family).join(',')
-  return proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
+  return withPastedInput(proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared}), io)
 }

@@ -13,7 +13,7 @@ import {UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
-import {describeVersion, parseInputFile, type ProxierFlagValues, renderHeader, type ProxyIO, type ProxyMeta, resolveProxierInput} from './input.js'
+import {describeVersion, parseInputFile, type ProxierFlagValues, renderHeader, type ProxyIO, type ProxyMeta, resolveProxierInput, withPastedInput} from './input.js'
 import {collectProxierNode} from './live.js'
 import {proxyDiffReport} from './report.js'
 
@@ -57,8 +57,8 @@ export function renderNftablesText(run: NftablesRun): string {
 }
 
 /** Reads and parses an nft listing file, naming the file in errors; refuses listings without a kube-proxy table family match. */
-export function readNftListing(path: string, env: Environment): NftRuleset {
-  return parseInputFile(env, path, (text) => parseNft(text))
+export function readNftListing(path: string, env: Environment, io?: ProxyIO): NftRuleset {
+  return parseInputFile(env, path, (text) => parseNft(text), io ? {io} : undefined)
 }
 
 /** The family of the kube-proxy table in a listing, when it holds exactly one. */
@@ -114,11 +114,11 @@ export async function diffNftables(
   }
   const missing = [!flags.objects?.length && '--objects', !flags.node && '--node', !flags.nft && '--nft'].filter(Boolean)
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(', ')}`, 'Give a NODE to read it live, or --objects FILE, --node NAME, --nft FILE (`nft list table ip kube-proxy` or `nft -j list ruleset`).')
-  const listing = readNftListing(flags.nft!, env)
+  const listing = readNftListing(flags.nft!, env, io)
   const fromListing = listingFamily(listing)
   const family = flags['ip-family'] as 'ipv4' | 'ipv6' | undefined
   if (kubeProxyTables(listing).length === 0 && !io.quiet) io.note(`note: ${flags.nft} holds no kube-proxy table`)
   const run = resolveNftablesInput(flags, env, family ?? fromListing)
   tell(run, io)
-  return nftablesDiffReport(run, listing, {version: meta.toolVersion, command: meta.command})
+  return withPastedInput(nftablesDiffReport(run, listing, {version: meta.toolVersion, command: meta.command}), io)
 }

@@ -11,6 +11,8 @@ export default showCommand({
     '  - the kube-proxy DaemonSet or Pod manifest: with --config the file wins except --hostname-override and logging flags; without --config the flags apply',
     '  - the /proxyMode body, or a kube-proxy log ("Using ipvs Proxier"): the mode it really runs',
     "  - kube-proxy's /metrics: sync timestamps and restore failures",
+    '',
+    'Pasted input is read too: a ConfigMap cut off before its kind:/metadata: lines (or just its `config.conf: |` block), a KubeProxyConfiguration without apiVersion/kind, indented, quoted or between prompt and fence lines. What was assumed is listed as warning issues (code pasted-input, file:line). --strict turns that off.',
   ].join('\n'),
   examples: [
     '<%= config.bin %> kube-proxy show --from-file kube-proxy-cm.yaml',
@@ -22,10 +24,11 @@ export default showCommand({
   flags: {
     'kube-proxy-version': Flags.string({summary: 'kube-proxy version (e.g. 1.30): selects version-specific defaults and removed fields.'}),
     all: Flags.boolean({summary: 'Also list defaults that are not among the highlighted settings.'}),
+    strict: Flags.boolean({summary: 'Read --from-file as the tools print it: no leniency for a cut-off ConfigMap or a fragment without apiVersion/kind.'}),
   },
   async show({node, flags, format, color, note}) {
     const [{kubeProxyShow}, {environment}, {renderKubeProxyShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/connect.js'), import('../../render/kube-proxy-show.js')])
-    const result = await kubeProxyShow({node, files: flags['from-file'] ?? [], version: flags['kube-proxy-version'], note}, flags, environment(flags))
+    const result = await kubeProxyShow({node, files: flags['from-file'] ?? [], version: flags['kube-proxy-version'], note, strict: flags.strict}, flags, environment(flags))
     return [renderKubeProxyShow(result, format, {color, all: flags.all})]
   },
 })

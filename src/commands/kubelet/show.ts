@@ -12,6 +12,8 @@ export default showCommand({
     '  - `systemctl cat kubelet` output: the effective ExecStart with $VARIABLES expanded',
     '  - kubeadm-flags.env, /etc/default/kubelet or /etc/sysconfig/kubelet',
     '  - a k3s/RKE2 config.yaml with kubelet-arg, or a kubelet command line (ps, "Running kubelet" log line)',
+    '',
+    'Pasted input is read too: a KubeletConfiguration fragment without apiVersion/kind (a few known fields), the kubelet-config ConfigMap cut off before its kind:/metadata: lines, indented, quoted or between prompt and fence lines. What was assumed is listed as warning issues (code pasted-input, file:line). --strict turns that off.',
   ].join('\n'),
   examples: [
     '<%= config.bin %> kubelet show --from-file config.yaml --from-file systemctl-cat-kubelet.txt --from-file kubeadm-flags.env',
@@ -23,10 +25,11 @@ export default showCommand({
   flags: {
     'kubelet-version': Flags.string({summary: 'Kubelet version (e.g. 1.30): selects version-specific defaults and removed flags.'}),
     all: Flags.boolean({summary: 'Also list defaults that are not among the highlighted settings.'}),
+    strict: Flags.boolean({summary: 'Read --from-file as the tools print it: no leniency for a cut-off ConfigMap or a fragment without apiVersion/kind.'}),
   },
   async show({node, flags, format, color, note}) {
     const [{kubeletShow}, {environment}, {renderKubeletShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/connect.js'), import('../../render/kubelet-show.js')])
-    const result = await kubeletShow({node, files: flags['from-file'] ?? [], version: flags['kubelet-version'], note}, flags, environment(flags))
+    const result = await kubeletShow({node, files: flags['from-file'] ?? [], version: flags['kubelet-version'], note, strict: flags.strict}, flags, environment(flags))
     return [renderKubeletShow(result, format, {color, all: flags.all})]
   },
 })

@@ -28,6 +28,7 @@ export default class ProxyDiff extends BaseCommand {
     }),
     ...ipvsDiffFlags,
     nft: Flags.string({summary: "nftables mode: the node's `nft list table ip kube-proxy` (or ip6) or `nft -j list ruleset` output; - for stdin."}),
+    strict: Flags.boolean({summary: 'Read the dump files as the tools print them: no leniency for pasted input (indentation, CRLF, prompt lines, fences, cut headers).'}),
     ...reportFlags,
     ...commonFlags,
     ...liveShowFlags,
@@ -36,7 +37,7 @@ export default class ProxyDiff extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyDiff)
     const [{diffProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
-    const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
+    const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet, strict: flags.strict}
     const report = await diffProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io, {toolVersion: this.config.version, command: this.commandLine()})
     await this.emitReport(report, flags)
   }

@@ -63,6 +63,7 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   'ip-link': HOST_NET,
   'kubelet-config': {mounts: [MOUNT.kubelet]},
   'kubelet-unit': {unavailable: "systemctl asks the host's systemd, which the agent container cannot reach without full privileges; use --via ssh or --via pod for the kubelet unit"},
+  'kubelet-systemd-state': {unavailable: "systemctl asks the host's systemd, which the agent container cannot reach without full privileges; use --via ssh or --via pod for the kubelet unit state"},
   'kubeadm-flags': {mounts: [MOUNT.kubelet]},
   'kubelet-default-env': {mounts: [MOUNT.etcDefault]},
   'kubelet-sysconfig-env': {mounts: [MOUNT.etcSysconfig]},

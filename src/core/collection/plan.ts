@@ -241,6 +241,8 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   item('ip-link', 'links with details', ['ip', '-j', '-d', 'link', 'show'], ['routes', 'ipvs']),
   item('kubelet-config', 'the kubelet config file the node uses, after a "# node-doctor-file: PATH" line', ['sh', '-c', kubeletConfigScript()], ['kubelet', 'dns'], {tool: 'sh'}),
   item('kubelet-unit', 'kubelet systemd unit and drop-ins', ['sh', '-c', kubeletUnitScript()], ['kubelet'], {tool: 'systemctl'}),
+  // Whether the unit files changed since systemd loaded them, and since when the kubelet runs (core/checks/kubelet/daemon-reload.ts).
+  item('kubelet-systemd-state', 'kubelet unit state (pending daemon-reload, start times)', ['systemctl', 'show', 'kubelet', '-p', 'NeedDaemonReload,ActiveEnterTimestamp,ExecMainStartTimestamp,FragmentPath,DropInPaths'], ['kubelet']),
   item('kubeadm-flags', 'kubeadm kubelet flags', ['cat', '/var/lib/kubelet/kubeadm-flags.env'], ['kubelet']),
   item('kubelet-default-env', "the user's kubelet flags (KUBELET_EXTRA_ARGS, deb packages)", ['cat', '/etc/default/kubelet'], ['kubelet']),
   item('kubelet-sysconfig-env', "the user's kubelet flags (KUBELET_EXTRA_ARGS, rpm and pkgs.k8s.io packages)", ['cat', '/etc/sysconfig/kubelet'], ['kubelet']),

@@ -6,6 +6,7 @@
 // any variant and re-exports the model.
 import {ordered, orderedAll} from './key-order.js'
 import {EXPECTED, detect} from './ipvsadm/detect.js'
+import type {Leniency} from './ipvsadm/leniency.js'
 import {parseListing} from './ipvsadm/listing.js'
 import {type IpvsFormat, type IpvsTable, RS_KEYS, VS_KEYS} from './ipvsadm/model.js'
 import {parseSave} from './ipvsadm/save.js'
@@ -22,15 +23,18 @@ export function detectIpvsFormat(text: string): IpvsFormat {
   return detect(splitInputLines(text, EXPECTED), text).format
 }
 
-/** Parses any supported ipvsadm variant. Throws ParseError(detail, line) on anything it cannot read. */
-export function parseIpvsadm(text: string): IpvsTable {
+/**
+ * Parses any supported ipvsadm variant. Throws ParseError(detail, line) on anything it cannot read. `lenient` is
+ * for pasted input only (ipvsadm/pasted.ts): names instead of numbers, header lines cut off.
+ */
+export function parseIpvsadm(text: string, lenient?: Leniency): IpvsTable {
   const lines = splitInputLines(text, EXPECTED)
-  const {format, bodyStart, version, size} = detect(lines, text)
+  const {format, bodyStart, version, size} = detect(lines, text, lenient)
   const table: IpvsTable = {format, virtualServers: []}
   if (version !== undefined) table.version = version
   if (size !== undefined) table.connectionTableSize = size
   if (format === 'save') parseSave(lines, table)
-  else parseListing(lines.slice(bodyStart), format, table)
+  else parseListing(lines.slice(bodyStart), format, table, lenient)
   table.virtualServers = table.virtualServers.map((vs) => ordered({...vs, realServers: orderedAll(vs.realServers, RS_KEYS)}, VS_KEYS))
   return table
 }

@@ -47,6 +47,9 @@ export function parseRoutes(text: string): RouteTable {
       return {format, routes: parseRouteN(splitInputLines(text, EXPECTED)).map(orderRouteKeys)}
     case 'route-n-ipv6':
       return {format, routes: parseRouteN6(splitInputLines(text, EXPECTED)).map(orderRouteKeys)}
+    case 'ip-monitor':
+      // detectRouteFormat never answers this: `ip monitor` output is read leniently only (routes/pasted.ts)
+      throw new ParseError('this looks like `ip monitor route` output, which is not supported: expected `ip route` output', 1)
   }
 }
 

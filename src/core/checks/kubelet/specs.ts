@@ -19,7 +19,8 @@ export const KUBELET_NOT_RESTARTED: CheckSpec = {
     'The kubelet reads its configuration only at start. A difference means someone edited the files without restarting (the change is not in effect, ' +
     'and the next reboot or upgrade applies it by surprise), or something the files do not show overrides them.',
   remedy:
-    `Decide which side is right for each field shown. If the files are right: ${RESTART}, and watch \`journalctl -u kubelet -f\` for a startup error. ` +
+    `Decide which side is right for each field shown. If the files are right: ${RESTART}, and watch \`journalctl -u kubelet -f\` for a startup error; ` +
+    'if KUBELET-019 reports a flag the kubelet rejects in the same files, remove it first: the restart fails until it is gone. ' +
     'If the running value is right: put it back in the file (`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE`). If nothing in the files explains ' +
     "the running value, look for a flag in the running command line: `tr '\\0' ' ' </proc/$(pgrep -o -x kubelet)/cmdline`.",
   requires: ['kubelet-config', 'cluster:configz'],
@@ -280,11 +281,13 @@ export const KUBELET_REMOVED_FLAGS: CheckSpec = {
     "The kubelet's flags from `systemctl cat kubelet` with its environment files (kubeadm-flags.env; /etc/default/kubelet or /etc/sysconfig/kubelet, whichever the unit names, for KUBELET_EXTRA_ARGS), " +
     "else the running command line, against the flags removed up to the node's kubelet version.",
   why:
-    'A removed flag makes the kubelet exit with "unknown flag: --X" (or "failed to parse kubelet flag"); systemd restarts it in a loop and the node stays NotReady. ' +
+    'A removed flag makes the kubelet exit with "unknown flag: --X" (or "failed to parse kubelet flag") at start; systemd restarts it in a loop and the node stays NotReady. ' +
+    'A kubelet that still runs was started before the flag reached its files (an environment file edited since, or the unit changed without a daemon-reload: ' +
+    '`systemctl show kubelet -p NeedDaemonReload` says yes): nothing is broken yet, but the next daemon-reload + restart, or reboot, will fail. ' +
     'These flags survive upgrades in kubeadm-flags.env and /etc/default/kubelet (--network-plugin, --container-runtime, --pod-infra-container-image).',
   remedy:
     'Delete the flag from the file and line shown (usually `sudo sed -i \'s/ --FLAG=[^ "]*//\' /var/lib/kubelet/kubeadm-flags.env`), move its setting to the replacement named in the finding, ' +
-    `then \`sudo systemctl daemon-reload\` and ${RESTART}.`,
+    `and only then run \`sudo systemctl daemon-reload\` and ${RESTART}: a daemon-reload + restart while the flag is still in the files fails, and takes a running kubelet down with it.`,
   requires: [],
 }
 
@@ -300,7 +303,7 @@ export const KUBELET_DEPRECATED_FLAGS: CheckSpec = {
   why: 'They work today, but the kubelet of a later minor exits on them with "unknown flag", turning a routine upgrade into an outage of the node.',
   remedy:
     'Remove the flag from the file shown before upgrading and configure its replacement (named in the finding). Config-backed settings go in /var/lib/kubelet/config.yaml ' +
-    `(\`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE\`); then \`sudo systemctl daemon-reload\` and ${RESTART}.`,
+    `(\`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE\`); then \`sudo systemctl daemon-reload\` and ${RESTART}. Remove every flag KUBELET-019 reports in the same files first: the restart fails while one is there.`,
   requires: [],
 }
 
@@ -318,7 +321,7 @@ export const KUBELET_FLAG_OVERRIDES: CheckSpec = {
     'with the file. A flag that sets a different value than the file is the classic cause of "I changed it and nothing happened".',
   remedy:
     'Move the setting into the config file (`kubectl node-doctor fix kubelet NODE --set FIELD=VALUE`) and delete the flag from the file and line shown ' +
-    `(kubeadm-flags.env: also remove it from the kubeadm JoinConfiguration's nodeRegistration.kubeletExtraArgs so a rejoin does not bring it back); then \`sudo systemctl daemon-reload\` and ${RESTART}.`,
+    `(kubeadm-flags.env: also remove it from the kubeadm JoinConfiguration's nodeRegistration.kubeletExtraArgs so a rejoin does not bring it back); then \`sudo systemctl daemon-reload\` and ${RESTART}. Remove every flag KUBELET-019 reports in the same files first: the restart fails while one is there.`,
   requires: [],
 }
 
@@ -333,7 +336,8 @@ export const KUBELET_VERSION_SKEW: CheckSpec = {
     'status updates are rejected, and upgrades of the control plane break nodes that were left behind.',
   remedy:
     'Upgrade (or, for a too-new kubelet, downgrade) the kubelet one minor at a time: `kubectl drain NODE --ignore-daemonsets`, install the kubelet/kubeadm packages of the ' +
-    'control plane\'s minor, `sudo kubeadm upgrade node`, `sudo systemctl daemon-reload && sudo systemctl restart kubelet`, `kubectl uncordon NODE`.',
+    'control plane\'s minor, `sudo kubeadm upgrade node`, `sudo systemctl daemon-reload && sudo systemctl restart kubelet`, `kubectl uncordon NODE`. ' +
+    'Before the restart, remove the flags KUBELET-020 names as removed in the new minor: the new kubelet exits on them and the restart fails.',
   requires: ['cluster:nodes'],
 }
 

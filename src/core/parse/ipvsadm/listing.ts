@@ -2,25 +2,33 @@
 import {ParseError} from '../../../errors.js'
 import type {InputLine} from '../sniff.js'
 import {type IpvsFamily, type IpvsForward, type IpvsFormat, type IpvsProtocol, type IpvsRates, type IpvsRealServer, type IpvsStats, type IpvsTable, type IpvsVirtualServer, ipvsServiceId} from './model.js'
+import type {Leniency} from './leniency.js'
 import {parseAddrPort, parseInt32, parseNetmask, parseUint} from './values.js'
 
-export function parseListing(lines: InputLine[], format: IpvsFormat, table: IpvsTable): void {
+/** `lenient` (pasted input only) accepts host and service names and skips real servers whose service was cut off. */
+export function parseListing(lines: InputLine[], format: IpvsFormat, table: IpvsTable, lenient?: Leniency): void {
   let current: IpvsVirtualServer | undefined
   for (const line of lines) {
     const trimmed = line.text.trim()
     if (trimmed === '') continue
     const tok = trimmed.split(/\s+/)
     if (tok[0] === '->') {
-      if (!current) throw new ParseError('real server line before any virtual service line', line.n)
-      current.realServers.push(parseListRealServer(tok, format, current, line.n))
+      if (!current) {
+        if (lenient) {
+          lenient.orphan(line.n)
+          continue
+        }
+        throw new ParseError('real server line before any virtual service line', line.n)
+      }
+      current.realServers.push(parseListRealServer(tok, format, current, line.n, lenient))
       continue
     }
-    current = parseListService(tok, format, line.n)
+    current = parseListService(tok, format, line.n, lenient)
     table.virtualServers.push(current)
   }
 }
 
-function parseListService(tok: string[], format: IpvsFormat, n: number): IpvsVirtualServer {
+function parseListService(tok: string[], format: IpvsFormat, n: number, lenient?: Leniency): IpvsVirtualServer {
   const proto = tok[0] ?? ''
   let i = 1
   let vs: IpvsVirtualServer
@@ -34,7 +42,7 @@ function parseListService(tok: string[], format: IpvsFormat, n: number): IpvsVir
     }
     vs = {id: '', protocol: 'fwmark', family, fwmark: mark, schedulerFlags: [], onePacket: false, realServers: [], line: n}
   } else if (proto === 'TCP' || proto === 'UDP' || proto === 'SCTP') {
-    const a = parseAddrPort(tok[1], 'virtual service address', n)
+    const a = parseAddrPort(tok[1], 'virtual service address', n, lenient)
     i = 2
     vs = {
       id: '',
@@ -42,6 +50,8 @@ function parseListService(tok: string[], format: IpvsFormat, n: number): IpvsVir
       family: a.family,
       address: a.address,
       port: a.port,
+      ...(a.hostName ? {hostName: a.hostName} : {}),
+      ...(a.portName === undefined ? {} : {portName: a.portName}),
       schedulerFlags: [],
       onePacket: false,
       realServers: [],
@@ -98,9 +108,11 @@ function parseSchedulerPart(rest: string[], vs: IpvsVirtualServer, n: number): v
 
 const FORWARDS: Record<string, IpvsForward> = {Masq: 'masq', Local: 'local', Route: 'route', Tunnel: 'tunnel'}
 
-function parseListRealServer(tok: string[], format: IpvsFormat, vs: IpvsVirtualServer, n: number): IpvsRealServer {
-  const a = parseAddrPort(tok[1], 'real server address', n)
+function parseListRealServer(tok: string[], format: IpvsFormat, vs: IpvsVirtualServer, n: number, lenient?: Leniency): IpvsRealServer {
+  const a = parseAddrPort(tok[1], 'real server address', n, lenient)
   const rs: IpvsRealServer = {address: a.address, port: a.port, family: a.family, line: n}
+  if (a.hostName) rs.hostName = a.hostName
+  if (a.portName !== undefined) rs.portName = a.portName
   const rest = tok.slice(2)
   const want = (count: number, what: string): void => {
     if (rest.length < count) throw new ParseError(`real server ${tok[1]} of ${vs.id} is missing columns: expected ${what} (the line is truncated)`, n)

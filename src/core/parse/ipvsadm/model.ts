@@ -43,6 +43,10 @@ export interface IpvsRealServer {
   address: string
   port: number
   family: IpvsFamily
+  /** Pasted `ipvsadm -L` without -n (lenient read only): `address` is a host name, possibly cut; not an address. */
+  hostName?: true
+  /** Pasted `ipvsadm -L` without -n: the service name printed for the port; `port` is its number, 0 when unknown. */
+  portName?: string
   /** Absent in the variants that do not print it (stats, rate, thresholds, persistent-conn). */
   forward?: IpvsForward
   weight?: number
@@ -73,6 +77,10 @@ export interface IpvsVirtualServer {
   family: IpvsFamily
   address?: string
   port?: number
+  /** As IpvsRealServer.hostName. */
+  hostName?: true
+  /** As IpvsRealServer.portName. */
+  portName?: string
   fwmark?: number
   /** Absent in the variants that do not print it (stats, rate). */
   scheduler?: string
@@ -100,6 +108,8 @@ export const VS_KEYS: ReadonlyArray<keyof IpvsVirtualServer> = [
   'family',
   'address',
   'port',
+  'hostName',
+  'portName',
   'fwmark',
   'scheduler',
   'schedulerFlags',
@@ -114,6 +124,8 @@ export const RS_KEYS: ReadonlyArray<keyof IpvsRealServer> = [
   'address',
   'port',
   'family',
+  'hostName',
+  'portName',
   'forward',
   'weight',
   'activeConnections',

@@ -4,7 +4,8 @@
 /** What a route listing is, for errors that name the expected input. */
 export const EXPECTED = 'a route listing (`ip route`, `ip -d route`, `ip -6 route`, `ip -j route` or `route -n`)'
 
-export type RouteFormat = 'ip' | 'ip-detailed' | 'ip-json' | 'ip-json-detailed' | 'route-n' | 'route-n-ipv6'
+/** `ip-monitor`: pasted `ip monitor route` events, read leniently only (routes/pasted.ts). */
+export type RouteFormat = 'ip' | 'ip-detailed' | 'ip-json' | 'ip-json-detailed' | 'route-n' | 'route-n-ipv6' | 'ip-monitor'
 
 /**
  * `reject` only comes from `route -n`, whose `!` flag does not say which kind of reject route it is
@@ -82,7 +83,10 @@ export interface Route {
 
 export interface RouteTable {
   format: RouteFormat
+  /** For `ip-monitor`: the routes the events leave (the last event of each route was an add or change). */
   routes: Route[]
+  /** For `ip-monitor` only: routes whose last event was `Deleted` (gone when the monitor stopped). */
+  deleted?: Route[]
 }
 
 // iproute2 lib/rt_names.c + the stock /etc/iproute2/rt_protos.
