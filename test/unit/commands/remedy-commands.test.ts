@@ -153,7 +153,7 @@ async function parseAs(cls: CommandClass, rest: string[]): Promise<string | unde
   // The bare command (`Re-run \`kubectl node-doctor collect\``) names it; its required flags are its help's business.
   if (rest.length === 0) return undefined
   const flags = cls.flags ?? {}
-  const byChar = new Map(Object.entries(flags).flatMap(([name, f]) => (f.char ? [[`-${f.char}`, name] as const] : [])))
+  const byChar = new Map<string, string>(Object.entries(flags).flatMap(([name, f]) => (f.char ? [[`-${f.char}`, name] as [string, string]] : [])))
   const filled = rest.map((w, i) => {
     if (!w.includes(TEMPLATE)) return w
     const prev = rest[i - 1] ?? ''
@@ -230,6 +230,8 @@ const OTHER_TOOLS = new Set([
   'hostname-override',
   'proxy-mode',
   'kube-api-qps',
+  // k3s
+  'disable-kube-proxy',
   // kubelet
   'config',
   'config-dir',
