@@ -76,7 +76,10 @@ function iptablesDiffReport(render: RenderInput, dump: IptablesDump, meta: Proxy
  */
 export function ruleDiffByService(differences: readonly IptablesDifference[]): ServiceRuleDiff[] {
   const groups = new Map<string | undefined, IptablesDifference[]>()
-  for (const d of differences) groups.set(d.group, [...(groups.get(d.group) ?? []), d])
+  for (const d of differences) {
+    const group = d.kind === 'missing-builtin-jump' ? undefined : d.group
+    groups.set(group, [...(groups.get(group) ?? []), d])
+  }
   // Sorted as entries: Array.prototype.sort puts undefined elements last without asking the comparator.
   const entries = [...groups.entries()].sort(([a], [b]) => (a === b ? 0 : a === undefined ? -1 : b === undefined ? 1 : a < b ? -1 : 1))
   return entries.map(([service, list]) => ({...(service === undefined ? {} : {service}), lines: diffLines(list)}))
