@@ -51,7 +51,8 @@ export function suggestCommands(typed: readonly string[], commandIds: readonly s
 
 const hook: Hook<'command_not_found'> = async function (options) {
   const typed = options.id.split(':').filter((w) => w !== '')
-  const ids = options.config.commands.filter((c) => !c.hidden).map((c) => c.id)
+  // Topics too (`proxi` -> `proxy`, whose help lists its commands).
+  const ids = [...options.config.commands.filter((c) => !c.hidden).map((c) => c.id), ...options.config.topics.filter((t) => !t.hidden).map((t) => t.name)]
   const bin = options.config.bin // `kubectl node-doctor` (package.json oclif.bin)
   const close = suggestCommands(typed, ids)
   const lines = [`error: unknown command "${typed.join(' ')}" for "${bin}"`]

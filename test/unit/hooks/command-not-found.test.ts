@@ -68,4 +68,19 @@ describe('command_not_found hook', () => {
     }
     assert.match(err.join(''), /Did you mean this\?\n {2}kubectl node-doctor version\n/)
   })
+
+  it('suggests a topic for a mistyped topic', async () => {
+    const config = await Config.load({root: REPO_ROOT})
+    const err: string[] = []
+    const orig = process.stderr.write.bind(process.stderr)
+    const saved = process.exitCode
+    process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write
+    try {
+      await hook.call({config} as never, {id: 'proxi', argv: [], config, context: {} as never})
+    } finally {
+      process.stderr.write = orig
+      process.exitCode = saved
+    }
+    assert.match(err.join(''), /Did you mean this\?\n {2}kubectl node-doctor proxy\n/)
+  })
 })
