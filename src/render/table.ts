@@ -15,7 +15,6 @@ import {
   type Finding,
   type NodeStatus,
   type Report,
-  type ReportStatus,
   type Severity,
 } from '../core/model/report.js'
 import {formatSubject, nodeList, nodeNames, type RenderOptions, shortSubject} from './options.js'
