@@ -11,7 +11,7 @@ export function renderRuleDiff(diff: readonly ServiceRuleDiff[], options: {color
   const paint = {'-': c.red, '+': c.green, '~': c.yellow, '!': c.red} as const
   const out = [c.bold(`Rule diff${options.node ? ` on ${options.node}` : ''}`) + c.dim('  (- expected, missing on the node · + on the node, not expected · ~ order · ! broken jump)')]
   for (const g of groups) {
-    out.push(`  ${c.bold(g.service ?? 'every Service (jumps from the built-in chains)')}`)
+    out.push(`  ${c.bold(g.service ?? 'every Service (not tied to one Service port)')}`)
     for (const l of g.lines) out.push(`    ${paint[l.sign](`${l.sign} ${l.text}`)}`)
   }
   return out.join('\n') + '\n\n'

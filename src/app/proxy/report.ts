@@ -12,10 +12,10 @@ import type {RenderInput} from '../../core/proxier/render-input.js'
 import type {DiffLine} from '../dashboard/service-detail.js'
 import type {ProxyMeta} from './input.js'
 
-/** What `proxy diff` answers: the Report, and for iptables mode the rule diff the table view prints above it. */
+/** What `proxy diff` answers: the Report, and in iptables and nftables modes the rule diff the table view prints above it. */
 export interface ProxyDiff {
   report: Report
-  /** iptables mode: the differences as `-`/`+` lines per Service port (empty when the rules match). */
+  /** iptables and nftables modes: the differences as `-`/`+` lines per Service port (empty when the rules match). */
   ruleDiff?: ServiceRuleDiff[]
 }
 
