@@ -42,7 +42,8 @@ export function suggestCommands(typed: readonly string[], commandIds: readonly s
     for (const words of commands.filter((w) => w.length === n)) {
       const id = words.join(' ')
       const distance = editDistance(head, id)
-      if (distance <= MAX_DISTANCE || id.startsWith(head)) scored.push({line: [id, ...rest].join(' '), distance})
+      // Distance 0 is a topic typed right (`kubelet shwo`): the mistake is further on, a longer id will say it.
+      if (distance > 0 && (distance <= MAX_DISTANCE || id.startsWith(head))) scored.push({line: [id, ...rest].join(' '), distance})
     }
   }
   scored.sort((x, y) => x.distance - y.distance || (x.line < y.line ? -1 : x.line > y.line ? 1 : 0))
@@ -54,6 +55,12 @@ const hook: Hook<'command_not_found'> = async function (options) {
   // Topics too (`proxi` -> `proxy`, whose help lists its commands).
   const ids = [...options.config.commands.filter((c) => !c.hidden).map((c) => c.id), ...options.config.topics.filter((t) => !t.hidden).map((t) => t.name)]
   const bin = options.config.bin // `kubectl node-doctor` (package.json oclif.bin)
+  // A flag where the command should be (`kubectl node-doctor --frobnicate`): oclif found no id at all.
+  if (typed[0]?.startsWith('-')) {
+    process.stderr.write(`error: unknown flag "${typed[0]}" for "${bin}"\n\nRun '${bin} --help' for the commands and '${bin} COMMAND --help' for their flags.\n`)
+    process.exitCode = ExitCode.USAGE
+    return
+  }
   const close = suggestCommands(typed, ids)
   const lines = [`error: unknown command "${typed.join(' ')}" for "${bin}"`]
   if (close.length > 0) lines.push('', `Did you mean ${close.length === 1 ? 'this' : 'one of these'}?`, ...close.map((c) => `  ${bin} ${c}`))

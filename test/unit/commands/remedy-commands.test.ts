@@ -207,7 +207,7 @@ describe('remedy commands', () => {
     const ours = new Set([...tree.values()].flatMap((c) => Object.entries(c.flags ?? {}).flatMap(([name, f]) => [name, ...(f.allowNo ? [`no-${name}`] : [])])))
     ours.add('help').add('version') // oclif's own
     const bad: string[] = []
-    for (const folder of ['app', 'cli', 'commands', 'transports', 'ui', 'render']) {
+    for (const folder of ['app', 'cli', 'commands', 'transports', 'ui', 'render', 'hooks']) {
       for (const f of files(join(SRC, folder), /\.tsx?$/)) {
         readFileSync(f, 'utf8')
           .split('\n')

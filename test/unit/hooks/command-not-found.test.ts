@@ -23,6 +23,8 @@ describe('command_not_found hook', () => {
     assert.deepEqual(suggestCommands(['proxy', 'dif'], ids), ['proxy diff'])
     assert.deepEqual(suggestCommands(['expl'], ids), ['explain'], 'a prefix of a command')
     assert.deepEqual(suggestCommands(['frobnicate'], ids), [])
+    // A topic typed right is no suggestion: the subcommand is the mistake.
+    assert.deepEqual(suggestCommands(['kubelet', 'shwo'], ['kubelet', 'kubelet:show', 'check']), ['kubelet show'])
   })
 
   it('prints the error, the suggestion and the help pointer on stderr, and sets exit code 2', async () => {
@@ -82,5 +84,21 @@ describe('command_not_found hook', () => {
       process.exitCode = saved
     }
     assert.match(err.join(''), /Did you mean this\?\n {2}kubectl node-doctor proxy\n/)
+  })
+
+  it('a flag where the command should be: "unknown flag", exit 2', async () => {
+    const config = await Config.load({root: REPO_ROOT})
+    const err: string[] = []
+    const orig = process.stderr.write.bind(process.stderr)
+    const saved = process.exitCode
+    process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write
+    try {
+      await hook.call({config} as never, {id: '--frobnicate', argv: [], config, context: {} as never})
+      assert.equal(process.exitCode, 2)
+    } finally {
+      process.stderr.write = orig
+      process.exitCode = saved
+    }
+    assert.match(err.join(''), /^error: unknown flag "--frobnicate" for "kubectl node-doctor"\n/)
   })
 })
