@@ -53,6 +53,11 @@ const commands = sources(join(ROOT, 'src', 'commands'))
 const entryPoints = [
   ...commands.map((f) => ({in: f, out: relative(join(ROOT, 'src'), f).replace(/\.tsx?$/, '')})),
   {in: join(ROOT, 'src', 'help.ts'), out: 'lib/help'},
+  // oclif hooks (package.json oclif.hooks): each in its own file, as the build has them under dist/hooks.
+  ...Object.entries(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).oclif.hooks ?? {}).map(([, path]) => ({
+    in: join(ROOT, path.replace(/^\.\/dist\//, 'src/') + '.ts'),
+    out: path.replace(/^\.\/dist\//, 'lib/'),
+  })),
   {in: join(ROOT, 'scripts', 'lib', 'release-run.ts'), out: 'lib/run'},
 ]
 
@@ -104,7 +109,12 @@ writeFileSync(
       type: 'module',
       engines: pkg.engines,
       bin: {[BIN]: `./${BIN}`},
-      oclif: {...pkg.oclif, commands: './commands', helpClass: './lib/help'},
+      oclif: {
+        ...pkg.oclif,
+        commands: './commands',
+        helpClass: './lib/help',
+        ...(pkg.oclif.hooks ? {hooks: Object.fromEntries(Object.entries(pkg.oclif.hooks).map(([event, path]) => [event, path.replace(/^\.\/dist\//, './lib/')]))} : {}),
+      },
     },
     null,
     2,

@@ -45,7 +45,13 @@ export interface FastStartInput {
 }
 
 /** The package.json `oclif` keys whose meaning this file reproduces; any other key means "ask oclif". */
-const KNOWN_OCLIF_KEYS = new Set(['bin', 'dirname', 'commands', 'topicSeparator', 'helpClass', 'topics'])
+const KNOWN_OCLIF_KEYS = new Set(['bin', 'dirname', 'commands', 'topicSeparator', 'helpClass', 'topics', 'hooks'])
+/**
+ * Hooks that never run for the bare command, --help or --version: oclif runs `command_not_found` only when a command
+ * id is not found (src/hooks/command-not-found.ts). Any other hook (`init`, `prerun`, ...) could print or change
+ * something, so it means "ask oclif".
+ */
+const QUIET_HOOKS = new Set(['command_not_found'])
 
 /** What the request is, from argv alone: root help, the version, or something only oclif answers. */
 export function fastRequest(argv: readonly string[]): 'help' | 'version' | undefined {
@@ -63,6 +69,7 @@ export function fastStartOutput(input: FastStartInput): string | undefined {
   const {pjson, manifest} = input
   if (typeof pjson.name !== 'string' || typeof pjson.version !== 'string' || !isRecord(pjson.oclif)) return undefined
   if (Object.keys(pjson.oclif).some((k) => !KNOWN_OCLIF_KEYS.has(k))) return undefined
+  if (pjson.oclif.hooks !== undefined && (!isRecord(pjson.oclif.hooks) || Object.keys(pjson.oclif.hooks).some((h) => !QUIET_HOOKS.has(h)))) return undefined
   if (pjson.oclif.topicSeparator !== ' ' || typeof pjson.oclif.commands !== 'string') return undefined
   const userAgent = `${pjson.name}/${pjson.version} ${input.platform}-${input.arch} node-${input.nodeVersion}`
   if (request === 'version') return `${userAgent}\n`

@@ -54,19 +54,22 @@ export abstract class BaseCommand extends Command {
   ): Promise<void> {
     const format = (flags.json ? 'json' : (flags.output ?? 'table')) as OutputFormat
     const color = (format === 'table' || format === 'wide') && this.useColor(flags['no-color'])
-    const text = renderReport(report, format, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: await catalog()})
+    const failOn = (flags['fail-on'] ?? 'error') as Severity | 'none'
+    const terminal = Boolean(process.stdout.isTTY)
+    const text = renderReport(report, format, {color, width: terminal ? process.stdout.columns : undefined, catalog: await catalog(), failOn, terminal})
     process.stdout.write(text)
-    process.exitCode = exitCodeForReport(report, (flags['fail-on'] ?? 'error') as Severity | 'none')
+    process.exitCode = exitCodeForReport(report, failOn)
   }
 
   /** Renders a repair's Report (before/after) to stdout in the -o format, without touching the exit code. */
-  protected async printReport(report: Report, format: string, color: boolean): Promise<void> {
-    process.stdout.write(renderReport(report, format as OutputFormat, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, catalog: await catalog()}))
+  protected async printReport(report: Report, format: string, color: boolean, failOn?: Severity | 'none'): Promise<void> {
+    const terminal = Boolean(process.stdout.isTTY)
+    process.stdout.write(renderReport(report, format as OutputFormat, {color, width: terminal ? process.stdout.columns : undefined, catalog: await catalog(), terminal, ...(failOn ? {failOn} : {})}))
   }
 
   /** A repair's end: its Report when the service says to print one (only for -o json/yaml/... when 'machine-output'), and its exit code. */
-  protected async emitRepairOutcome(outcome: {exitCode: number; print?: {report: Report; when: 'always' | 'machine-output'}}, flags: {output: string; 'no-color'?: boolean}): Promise<void> {
-    if (outcome.print?.when === 'always') await this.printReport(outcome.print.report, flags.output, this.useColor(flags['no-color']))
+  protected async emitRepairOutcome(outcome: {exitCode: number; print?: {report: Report; when: 'always' | 'machine-output'}}, flags: {output: string; 'no-color'?: boolean; 'fail-on'?: string}): Promise<void> {
+    if (outcome.print?.when === 'always') await this.printReport(outcome.print.report, flags.output, this.useColor(flags['no-color']), flags['fail-on'] as Severity | 'none' | undefined)
     else if (outcome.print && machineOutput(flags.output)) await this.printReport(outcome.print.report, flags.output, false)
     process.exitCode = outcome.exitCode
   }

@@ -64,12 +64,14 @@ export default class Preflight extends BaseCommand {
     for (const format of FILE_FLAGS) {
       const path = flags[format]
       if (path === undefined) continue
-      writeAtomically(path, renderReport(report, format, {color: false, catalog: CATALOG, warnings}), `--${format}`)
+      writeAtomically(path, renderReport(report, format, {color: false, catalog: CATALOG, warnings, failOn}), `--${format}`)
       written.push({format, path})
     }
 
     const exitCode = exitCodeForReport(report, failOn)
     process.stdout.write(renderPreflightSummary(report, {exitCode, failOn, written, warnings}))
+    // Without a file flag the summary above is all there is: say so, and how to keep the full report.
+    if (written.length === 0) process.stdout.write(`\nNo report files written (none of ${FILE_FLAGS.map((f) => `--${f}`).join(', ')} was given); pass one with a path to keep the full report.\n`)
     process.exitCode = exitCode
   }
 }

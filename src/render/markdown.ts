@@ -2,16 +2,17 @@
 // across nodes with remedies, collection errors, baseline notes. Pure: Report in, string out. Every piece of report
 // text goes through `md()` (or a fenced block), so node output can neither break a table nor inject HTML.
 import {groupFindings, summarizeFleet} from '../core/fleet.js'
-import type {Report, ReportStatus, Severity} from '../core/model/report.js'
+import type {Report, Severity} from '../core/model/report.js'
 import {formatAssumptionsLine} from './assumptions.js'
 import {formatSubject, nodeList, type RenderOptions} from './options.js'
+import {type Verdict, verdictOf} from './table-style.js'
 
-export interface MarkdownOptions extends Pick<RenderOptions, 'catalog' | 'warnings'> {
+export interface MarkdownOptions extends Pick<RenderOptions, 'catalog' | 'warnings' | 'failOn'> {
   /** Finding groups shown in detail; the rest are counted (GitHub caps a step summary at 1 MiB). */
   maxGroups?: number
 }
 
-const STATUS_EMOJI: Record<ReportStatus, string> = {healthy: '✅', unhealthy: '❌', partial: '⚠️'}
+const VERDICT_EMOJI: Record<Verdict['label'], string> = {HEALTHY: '✅', WARNINGS: '⚠️', ERRORS: '⚠️', PARTIAL: '⚠️', UNHEALTHY: '❌'}
 const SEVERITY_EMOJI: Record<Severity, string> = {error: '🔴', warning: '🟠', info: '🔵'}
 const EVIDENCE_LINES = 20
 
@@ -38,7 +39,9 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
   const s = report.summary
   const catalog = new Map((options.catalog ?? []).map((c) => [c.id, c]))
   const fleet = summarizeFleet(report)
-  const out: string[] = [`## ${STATUS_EMOJI[s.status]} node-doctor: ${s.status.toUpperCase()}`, '']
+  // The verdict follows --fail-on, as the exit code does (render/table-style.ts).
+  const verdict = verdictOf(report, options.failOn)
+  const out: string[] = [`## ${VERDICT_EMOJI[verdict.label]} node-doctor: ${verdict.label}`, '']
 
   const nodeParts = (['healthy', 'unhealthy', 'partial', 'uncollected'] as const).filter((k) => s.nodes[k] > 0).map((k) => `${s.nodes[k]} ${k}`)
   const facts = [`**${s.nodes.total} ${s.nodes.total === 1 ? 'node' : 'nodes'}**${nodeParts.length > 0 ? ` (${nodeParts.join(', ')})` : ''}`]

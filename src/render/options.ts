@@ -1,7 +1,7 @@
 // What every Report renderer takes, and the small helpers several of them share (subjects, node lists, node order).
 // Its own module so render/index.ts (the one output switch) and the renderers it calls never import each other.
 import type {CheckSpec} from '../core/checks/types.js'
-import type {Report, Subject} from '../core/model/report.js'
+import type {Report, Severity, Subject} from '../core/model/report.js'
 
 /** The formats of the `show` views (iptables, ipvs, nft, routes, kubelet, kube-proxy). */
 export const SHOW_FORMATS = ['table', 'json', 'yaml'] as const
@@ -16,6 +16,13 @@ export interface RenderOptions {
   catalog?: readonly CheckSpec[]
   /** Lines shown under the headline as warnings (expired baseline entries, ...); only Markdown shows them. */
   warnings?: readonly string[]
+  /** The run's --fail-on (default `error`): the table/wide headline and node states follow it, as the exit code does. */
+  failOn?: Severity | 'none'
+  /**
+   * Output goes to a terminal (the command decides; tests force either): `-o wide` prints a vertical block per
+   * finding instead of one record per line.
+   */
+  terminal?: boolean
 }
 
 /** `kind/name`, with the namespace as in `ns/name` and the container (`in nat`, `in /path`) when present. */
@@ -26,12 +33,46 @@ export function formatSubject(subject: Subject): string {
 
 const SHORT_SUBJECT = 48
 
-/** The subject for the narrow table: long names (whole rules) are elided in the middle; -o wide shows them whole. */
-export function shortSubject(subject: Subject): string {
+/**
+ * The subject for the narrow table, at most `max` characters; -o wide shows it whole. The key (`kind/name`) is never
+ * cut in the middle: a long container path (`in /var/lib/kubelet/config.yaml`) is shortened from the left at a `/`
+ * (`in …/kubelet/config.yaml`), then dropped; a key that is itself an absolute path (a file) likewise; any other long key (a
+ * whole rule) keeps its start and ends in `…`.
+ */
+export function shortSubject(subject: Subject, max = SHORT_SUBJECT): string {
   const full = formatSubject(subject)
-  if (full.length <= SHORT_SUBJECT) return full
-  const keep = SHORT_SUBJECT - 1
-  return `${full.slice(0, Math.ceil(keep * 0.6))}…${full.slice(full.length - Math.floor(keep * 0.4))}`
+  if (length(full) <= max) return full
+  const key = formatSubject({kind: subject.kind, name: subject.name, ...(subject.namespace ? {namespace: subject.namespace} : {})})
+  if (subject.in && length(key) < max) {
+    const room = max - length(key) - ' in '.length
+    const where = leftShortened(subject.in, room)
+    if (where !== undefined) return `${key} in ${where}`
+  }
+  if (length(key) <= max) return key
+  const kind = `${subject.kind}/`
+  if (subject.name.startsWith('/') && !subject.namespace && length(kind) + 3 <= max) {
+    const path = leftShortened(key.slice(kind.length), max - length(kind), true)
+    if (path !== undefined) return kind + path
+  }
+  return `${[...key].slice(0, max - 1).join('')}…`
+}
+
+/**
+ * `…/kubelet/config.yaml`: the longest tail of `path` starting at a `/` that fits `room` with its `…`. When not even
+ * the last `/` part fits: undefined, or with `partial` its last characters.
+ */
+function leftShortened(path: string, room: number, partial = false): string | undefined {
+  if (length(path) <= room) return path
+  if (room < 2) return undefined
+  const chars = [...path]
+  for (let i = 1; i < chars.length; i++) {
+    if (chars[i] === '/' && chars.length - i + 1 <= room) return `…${chars.slice(i).join('')}`
+  }
+  return partial ? `…${chars.slice(chars.length - (room - 1)).join('')}` : undefined
+}
+
+function length(text: string): number {
+  return [...text].length
 }
 
 /** `worker-1`, or `3 nodes: a, b, c`, or `412 nodes: a, b, c, …`. */

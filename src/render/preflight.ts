@@ -4,7 +4,7 @@
 import {groupFindings, summarizeFleet} from '../core/fleet.js'
 import type {Report} from '../core/model/report.js'
 import {nodeList, shortSubject} from './options.js'
-import {SEVERITY_SYMBOL} from './table-style.js'
+import {type FailOn, SEVERITY_SYMBOL, verdictOf} from './table-style.js'
 
 export interface PreflightSummaryOptions {
   exitCode: number
@@ -20,7 +20,9 @@ export interface PreflightSummaryOptions {
 export function renderPreflightSummary(report: Report, options: PreflightSummaryOptions): string {
   const s = report.summary
   const fleet = summarizeFleet(report, {slowest: 3})
-  const out: string[] = [`node-doctor preflight: ${s.status.toUpperCase()} (exit ${options.exitCode}, --fail-on ${options.failOn})`]
+  // The verdict follows --fail-on as the exit code does (table-style.ts): a warnings-only run is WARNINGS, exit 0.
+  const verdict = verdictOf(report, options.failOn as FailOn)
+  const out: string[] = [`node-doctor preflight: ${verdict.label} (exit ${options.exitCode}, --fail-on ${options.failOn})`]
   const nodeParts = (['healthy', 'unhealthy', 'partial', 'uncollected'] as const).filter((k) => s.nodes[k] > 0).map((k) => `${s.nodes[k]} ${k}`)
   const sev = (['error', 'warning', 'info'] as const).map((k) => `${s.findings[k]} ${k}`).join(', ')
   const facts = [`nodes: ${s.nodes.total}${nodeParts.length > 0 ? ` (${nodeParts.join(', ')})` : ''}`, `findings: ${sev}`, `collection errors: ${s.collectionErrors}`]

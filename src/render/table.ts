@@ -15,15 +15,13 @@ import {
   type Finding,
   type NodeStatus,
   type Report,
-  type ReportStatus,
   type Severity,
 } from '../core/model/report.js'
 import {formatSubject, nodeList, nodeNames, type RenderOptions, shortSubject} from './options.js'
-import {SEVERITY_SYMBOL, SYMBOLS} from './table-style.js'
+import {type FailOn, NODE_VERDICTS, type NodeVerdict, SEVERITY_SYMBOL, STATES_ANNOTATION, SYMBOLS, currentState, nodeVerdict, verdictOf} from './table-style.js'
 
 /** Shapes differ so severity reads without colour too. */
 
-const STATUS_SYMBOL: Record<ReportStatus, string> = {healthy: SYMBOLS.ok, unhealthy: SYMBOLS.error, partial: SYMBOLS.warning}
 const RESULT_SYMBOL: Record<CheckStatus, string> = {passed: SYMBOLS.ok, failed: SYMBOLS.error, skipped: SYMBOLS.skipped}
 /** Evidence lines shown per finding in `-o wide`; the rest is counted. */
 const EVIDENCE_LINES = 3
@@ -45,15 +43,18 @@ export const FLEET_THRESHOLD = 5
 
 function renderHuman(report: Report, options: RenderOptions, wide: boolean): string {
   const c = new Chalk({level: options.color ? 1 : 0})
+  // `-o wide` on a terminal reads as `kubectl describe`: a block per finding. Piped, one record per line (greppable).
+  const vertical = wide && options.terminal === true
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined
-  if (!wide && report.nodes.length > FLEET_THRESHOLD) return renderFleet(report, c, width)
+  const failOn = options.failOn ?? 'error'
+  // A repair's before/after Report (annotation node-doctor/states) holds two states of one node: never folded together.
+  const states = report.metadata.annotations?.[STATES_ANNOTATION] === 'before-after'
+  if (!wide && !states && report.nodes.length > FLEET_THRESHOLD) return renderFleet(report, c, width, failOn)
   const titles = new Map((options.catalog ?? []).map((s) => [s.id, s]))
-  const out: string[] = [header(report, c, width)]
+  const out: string[] = [header(report, c, width, failOn)]
 
   // `-o table` folds a finding that is identical on several nodes into one row naming them (the same grouping as
-  // the fleet view, preflight and markdown); `-o wide` stays per node, with each node's evidence. A repair's
-  // before/after Report (annotation node-doctor/states) holds two states of one node: never folded together.
-  const states = report.metadata.annotations?.['node-doctor/states'] === 'before-after'
+  // the fleet view, preflight and markdown); `-o wide` stays per node, with each node's evidence.
   const folded = wide || states ? [] : groupFindings(report.findings).filter((g) => g.nodes.length > 1)
   const shared = new Set(folded.flatMap((g) => g.members))
   if (folded.length > 0) {
@@ -69,7 +70,7 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
       (nodeAssumptions(report, n)?.length ?? 0) > 0,
   )
   for (const node of sections) {
-    out.push('', ...nodeSection(report, node, c, width, wide, titles, shared))
+    out.push('', ...nodeSection(report, node, c, width, wide, titles, failOn, shared, vertical))
   }
 
   const quiet = names.filter((n) => !sections.includes(n) && nodeStatus(report, n) === 'healthy')
@@ -86,8 +87,8 @@ function renderHuman(report: Report, options: RenderOptions, wide: boolean): str
 }
 
 /** Fleet view: one row per finding repeated across nodes ("3 nodes: a, b, c"), then who is fine. */
-function renderFleet(report: Report, c: ChalkInstance, width: number | undefined): string {
-  const out: string[] = [header(report, c, width)]
+function renderFleet(report: Report, c: ChalkInstance, width: number | undefined, failOn: FailOn): string {
+  const out: string[] = [header(report, c, width, failOn)]
   const versions = fleetVersionLine(report.nodes)
   if (versions) out.push(c.dim(wrap(clean(versions), width)))
   const groups = groupFindings(report.findings)
@@ -114,20 +115,39 @@ function groupsTable(groups: FindingGroup[], c: ChalkInstance, width: number | u
   return table(head.map((h) => c.bold(h)), painted, widths)
 }
 
-/** Status label, then the counts; wrapped under the counts only when the width is too small for one line. */
-function header(report: Report, c: ChalkInstance, width: number | undefined): string {
-  const s = report.summary
-  const paint = s.status === 'healthy' ? c.green : s.status === 'unhealthy' ? c.red : c.yellow
-  const nodes = (['healthy', 'unhealthy', 'partial', 'uncollected'] as const).filter((k) => s.nodes[k] > 0).map((k) => `${s.nodes[k]} ${k}`)
-  const parts = [`${s.nodes.total} ${plural(s.nodes.total, 'node')}${nodes.length > 0 ? `: ${nodes.join(', ')}` : ''}`]
-  parts.push(s.findings.total > 0 ? `findings: ${severityCounts(s.findings)}` : 'no findings')
-  if (s.collectionErrors > 0) parts.push(`${s.collectionErrors} ${plural(s.collectionErrors, 'collection error')}`)
-  if (s.status === 'healthy' && s.findings.total === 0) parts.push(`checks: ${checkCounts(s.checks)}`)
-  const label = `${STATUS_SYMBOL[s.status]} ${s.status.toUpperCase()}  `
+/**
+ * Verdict, then the counts; wrapped under the counts only when the width is too small for one line. The verdict and
+ * the node states follow --fail-on (as the exit code does); a repair's "before" states are not counted as nodes.
+ */
+function header(report: Report, c: ChalkInstance, width: number | undefined, failOn: FailOn): string {
+  const now = currentState(report)
+  const verdict = verdictOf(now, failOn)
+  const paint = verdict.tone === 'ok' ? c.green : verdict.tone === 'error' ? c.red : c.yellow
+  const perNode = new Map<NodeVerdict, number>()
+  for (const n of now.nodes) perNode.set(nodeVerdict(n, failOn), (perNode.get(nodeVerdict(n, failOn)) ?? 0) + 1)
+  const nodes = NODE_VERDICTS.filter((k) => (perNode.get(k) ?? 0) > 0).map((k) => `${perNode.get(k)} ${k === 'warnings' ? 'with warnings' : k}`)
+  const total = now.nodes.length
+  const parts = [`${total} ${plural(total, 'node')}${nodes.length > 0 ? `: ${nodes.join(', ')}` : ''}`]
+  const counts = countSeverities(now.findings)
+  parts.push(now.findings.length > 0 ? `findings: ${severityCounts(counts)}` : 'no findings')
+  if (verdict.label === 'ERRORS') parts.push('not failing (--fail-on none)')
+  if (now.collectionErrors.length > 0) parts.push(`${now.collectionErrors.length} ${plural(now.collectionErrors.length, 'collection error')}`)
+  if (now.repaired.length > 0) {
+    const before = now.before.findings.length > 0 ? severityCounts(countSeverities(now.before.findings)) : 'no findings'
+    parts.push(`${now.repaired.length} repaired (before: ${before})`)
+  }
+  if (verdict.label === 'HEALTHY' && now.findings.length === 0 && now.repaired.length === 0) parts.push(`checks: ${checkCounts(report.summary.checks)}`)
+  const label = `${verdict.symbol} ${verdict.label}  `
   // No-break spaces inside each part: a wrap falls only between parts.
   const text = parts.map((p) => p.replaceAll(' ', '\u00a0')).join(' · ')
   const lines = wrapLines(text, width === undefined ? undefined : Math.max(MIN_FLEX_WIDTH, width - label.length)).map((l) => l.replaceAll('\u00a0', ' '))
   return lines.map((l, i) => (i === 0 ? c.bold(paint(label.trimEnd())) + '  ' : ' '.repeat(label.length)) + l).join('\n')
+}
+
+function countSeverities(findings: readonly Finding[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = {error: 0, warning: 0, info: 0}
+  for (const f of findings) counts[f.severity]++
+  return counts
 }
 
 function nodeSection(
@@ -137,12 +157,15 @@ function nodeSection(
   width: number | undefined,
   wide: boolean,
   catalog: Map<string, CheckSpec>,
+  failOn: FailOn,
   shared: ReadonlySet<Finding> = new Set(),
+  vertical = false,
 ): string[] {
   const findings = report.findings.filter((f) => f.node === node)
   const own = findings.filter((f) => !shared.has(f))
   const results = report.results.filter((r) => r.node === node)
-  const status = nodeStatus(report, node)
+  const summary = report.nodes.find((n) => n.name === node)
+  const status = summary ? nodeVerdict(summary, failOn) : undefined
   const counts: Record<Severity, number> = {error: 0, warning: 0, info: 0}
   for (const f of findings) counts[f.severity]++
   const checks: Record<CheckStatus, number> = {passed: 0, failed: 0, skipped: 0}
@@ -157,7 +180,7 @@ function nodeSection(
     lines.push(...wrapLines(clean(formatAssumptionsLine(assumed)), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.dim(l)))
   }
 
-  if (own.length > 0) lines.push(...findingsTable(own, c, width, wide))
+  if (own.length > 0) lines.push(...(vertical ? findingBlocks(own, c, width) : findingsTable(own, c, width, wide)))
   if (wide && results.length > 0) {
     lines.push('', `${INDENT}${c.bold('Checks')}`, ...resultsTable(results, c, width, catalog))
   }
@@ -170,15 +193,7 @@ function nodeSection(
  * findings of two severities gets its heading once per severity.
  */
 function findingsTable(findings: Finding[], c: ChalkInstance, width: number | undefined, wide: boolean): string[] {
-  const sorted = [...findings].sort(
-    (a, b) => compareSeverity(a.severity, b.severity) || Number(a.group !== undefined) - Number(b.group !== undefined) || (a.group ?? '').localeCompare(b.group ?? ''),
-  )
-  const runs: Array<{group?: string; findings: Finding[]}> = []
-  for (const f of sorted) {
-    const last = runs.at(-1)
-    if (last && last.group === f.group && last.findings[0]!.severity === f.severity) last.findings.push(f)
-    else runs.push({...(f.group === undefined ? {} : {group: f.group}), findings: [f]})
-  }
+  const runs = severityRuns(findings)
 
   const head = ['SEVERITY', 'CHECK', 'AREA', 'SUBJECT', 'MESSAGE', ...(wide ? ['EVIDENCE', 'REMEDY'] : [])]
   const row = (f: Finding): string[] => [
@@ -213,6 +228,78 @@ function findingsTable(findings: Finding[], c: ChalkInstance, width: number | un
     lines.push(...table(undefined, rows, widths))
   })
   return lines
+}
+
+/** Findings strictly by severity, then ungrouped before grouped, each group's findings of one severity in one run. */
+function severityRuns(findings: readonly Finding[]): Array<{group?: string; findings: Finding[]}> {
+  const sorted = [...findings].sort(
+    (a, b) => compareSeverity(a.severity, b.severity) || Number(a.group !== undefined) - Number(b.group !== undefined) || (a.group ?? '').localeCompare(b.group ?? ''),
+  )
+  const runs: Array<{group?: string; findings: Finding[]}> = []
+  for (const f of sorted) {
+    const last = runs.at(-1)
+    if (last && last.group === f.group && last.findings[0]!.severity === f.severity) last.findings.push(f)
+    else runs.push({...(f.group === undefined ? {} : {group: f.group}), findings: [f]})
+  }
+  return runs
+}
+
+/**
+ * `-o wide` on a terminal: one block per finding, as `kubectl describe` prints an object. The severity, id and area
+ * head it; then `Field:  value` lines, each value wrapped at word boundaries under itself. A word is never split and a
+ * `backquoted command` stays on one line (a longer one overflows rather than break), so what is shown can be copied.
+ */
+function findingBlocks(findings: Finding[], c: ChalkInstance, width: number | undefined): string[] {
+  const labels = ['Subject', 'Message', 'Evidence', 'Remedy'] as const
+  const labelWidth = Math.max(...labels.map((l) => l.length)) + 3 // `Evidence:` and two spaces
+  const pad = INDENT + INDENT
+  const valueWidth = width === undefined ? undefined : Math.max(MIN_FLEX_WIDTH, width - pad.length - labelWidth)
+  const lines: string[] = []
+  for (const run of severityRuns(findings)) {
+    if (run.group !== undefined) {
+      lines.push('', ...wrapLines(clean(`▸ ${run.group}`), width === undefined ? undefined : width - INDENT.length).map((l) => INDENT + c.bold(l)))
+    }
+    run.findings.forEach((f, k) => {
+      // A blank line between blocks; a group's first block sits right under its heading.
+      if (k > 0 || run.group === undefined) lines.push('')
+      lines.push(`${INDENT}${paintSeverity(f.severity, `${SEVERITY_SYMBOL[f.severity]} ${f.severity}`, c)}  ${c.bold(f.id)}  ${f.area}`)
+      const evidence = f.evidence.slice(0, EVIDENCE_LINES)
+      if (f.evidence.length > EVIDENCE_LINES) evidence.push(`… ${f.evidence.length - EVIDENCE_LINES} more (-o json has all)`)
+      const fields: Array<[(typeof labels)[number], string[]]> = [
+        ['Subject', [formatSubject(f.subject)]],
+        ['Message', [f.message]],
+        ['Evidence', evidence],
+        ['Remedy', [f.remedy]],
+      ]
+      for (const [label, paragraphs] of fields) {
+        const wrapped = paragraphs.flatMap((p) => clean(p).split('\n')).flatMap((p) => wrapWords(p, valueWidth))
+        if (wrapped.length === 0) continue
+        wrapped.forEach((l, n) => lines.push(pad + (n === 0 ? c.dim(`${label}:`.padEnd(labelWidth)) : ' '.repeat(labelWidth)) + l))
+      }
+    })
+  }
+  return lines
+}
+
+/**
+ * Greedy wrap at spaces that never splits a word, and keeps a `backquoted span` (a command) whole: a unit longer than
+ * the width gets a line of its own and overflows it.
+ */
+export function wrapWords(text: string, width: number | undefined): string[] {
+  const units = text.match(/(?:[^\s`]*`[^`]*`[^\s`]*)+|\S+/g) ?? []
+  if (width === undefined) return units.length > 0 ? [units.join(' ')] : []
+  const out: string[] = []
+  let line = ''
+  for (const u of units) {
+    if (line === '') line = u
+    else if ([...line].length + 1 + [...u].length <= width) line += ` ${u}`
+    else {
+      out.push(line)
+      line = u
+    }
+  }
+  if (line !== '') out.push(line)
+  return out
 }
 
 function resultsTable(results: CheckResult[], c: ChalkInstance, width: number | undefined, catalog: Map<string, CheckSpec>): string[] {
@@ -374,7 +461,7 @@ function paintSeverity(severity: Severity, text: string, c: ChalkInstance): stri
     .join('\n')
 }
 
-function paintStatus(status: NodeStatus, c: ChalkInstance): string {
+function paintStatus(status: NodeVerdict, c: ChalkInstance): string {
   const paint = status === 'healthy' ? c.green : status === 'unhealthy' ? c.red : c.yellow
   return paint(status)
 }

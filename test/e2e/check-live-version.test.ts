@@ -6,6 +6,7 @@ import {after, before, describe, it} from 'node:test'
 import type {KubeObject} from '../../src/core/model/k8s.js'
 import type {Report} from '../../src/core/model/report.js'
 import {type LiveCluster, liveClusterSkipReason, startLiveCluster} from '../support/live-cluster.js'
+import {runCli} from '../support/run-cli.js'
 
 const POD = 'kube-proxy-x2x9k'
 const IMAGE = 'registry.k8s.io/kube-proxy:v1.37.2'
@@ -54,6 +55,21 @@ describe('check says which kube-proxy version it assumed (live)', {skip: liveClu
       ),
     )
     assert.deepEqual(a.find((x) => x.name === 'detectLocalMode'), {name: 'detectLocalMode', value: 'ClusterCIDR 10.0.0.0/8', source: 'default (not set in the configuration); CIDR from ConfigMap kube-system/kube-proxy clusterCIDR'})
+  })
+
+  it('version: the server\'s version, and node-a\'s kubelet and kube-proxy (its pod\'s image, not the DaemonSet\'s)', async () => {
+    // `version` reads only the API: no SSH flags (c.cli adds them), just the kubeconfig.
+    const version = (args: string[]) => runCli(['version', ...args, '--kubeconfig', c.api.kubeconfigPath], {env: {HOME: c.dir}})
+    const r = await version(['-o', 'json'])
+    assert.equal(r.exitCode, 0, r.stderr)
+    const v = JSON.parse(r.stdout) as {kind: string; server: {version: string}; nodes: Array<{name: string; kubelet?: string; kubeProxy?: {version: string; from: string}}>}
+    assert.equal(v.kind, 'Version')
+    assert.match(v.server.version, /^v1\.\d+/)
+    const a = v.nodes.find((n) => n.name === 'node-a')!
+    assert.deepEqual(a.kubeProxy, {version: 'v1.37.2', from: `pod kube-system/${POD}`})
+    const table = await version(['node-a'])
+    assert.match(table.stdout, /^Client Version: v/)
+    assert.match(table.stdout, /^node-a +\S+ +v1\.37\.2 +pod kube-system\/kube-proxy-x2x9k$/m)
   })
 
   it('proxy render NODE says the same in its comment block', async () => {

@@ -41,6 +41,7 @@ describe('kubectl node-doctor preflight', () => {
     const r = await runCli(['preflight', '--from-bundle', BUNDLE, '--junit', a, '--sarif', b, '--json', c, '--markdown', d])
     assert.equal(r.exitCode, 1, r.stderr)
     assert.match(r.stdout, /^node-doctor preflight: UNHEALTHY \(exit 1, --fail-on error\)\n/)
+    assert.doesNotMatch(r.stdout, /No report files written/)
     assert.match(r.stdout, /nodes: 2 \(1 healthy, 1 unhealthy\) · findings: 1 error, 1 warning, 0 info/)
     assert.match(r.stdout, /✖ IPT-003 +node-a: /)
     assert.match(r.stdout, new RegExp(`junit +${a}\\n  sarif +${b}\\n  json +${c}\\n  markdown +${d}\\n`))
@@ -119,5 +120,7 @@ describe('kubectl node-doctor preflight', () => {
     assert.match(pf.stdout, /✖ IPT-003 +4 nodes: node-a-001, node-a-002, node-a-003, …: rule\/-A KUBE-SERVICES/)
     assert.match(pf.stdout, /Failing checks: IPT-002 on 12 nodes, IPT-003 on 12 nodes/)
     assert.match(pf.stdout, /Slowest nodes: node-b-008 0\.1s, node-b-007 0\.1s, node-b-006 0\.1s/)
+    // No file flag: the summary says nothing was written, and how to keep the report.
+    assert.match(pf.stdout, /\nNo report files written \(none of --junit, --sarif, --json, --markdown was given\); pass one with a path to keep the full report\.\n$/)
   })
 })

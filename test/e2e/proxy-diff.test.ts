@@ -20,6 +20,20 @@ describe('kubectl node-doctor proxy diff (files)', () => {
     assert.deepEqual((JSON.parse(bad.stdout) as Report).findings.map((f) => f.id), ['IPT-003', 'IPT-002'])
   })
 
+  it('the table view prints the rule diff (-/+ per Service port) above the findings; a clean node has none', async () => {
+    const bad = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-a', '--iptables-save', dump('node-a')])
+    assert.equal(bad.exitCode, 1, bad.stderr)
+    assert.match(bad.stdout, /^Rule diff on node-a {2}\(- expected, missing on the node/)
+    assert.match(bad.stdout, /^ {4}- (nat|filter) /m, 'a rule kube-proxy would program that the node lacks')
+    assert.match(bad.stdout, /^ {4}\+ (nat|filter) /m, 'a rule the node has that kube-proxy would not')
+    assert.ok(bad.stdout.indexOf('Rule diff') < bad.stdout.indexOf('✖ UNHEALTHY'), 'the diff comes first')
+    const clean = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-b', '--iptables-save', dump('node-b')])
+    assert.equal(clean.exitCode, 0, clean.stderr)
+    assert.doesNotMatch(clean.stdout, /Rule diff/)
+    const json = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-a', '--iptables-save', dump('node-a'), '-o', 'json'])
+    assert.doesNotThrow(() => JSON.parse(json.stdout), 'machine output stays one document')
+  })
+
   it('reports kube-proxy chains in the other backend with --other-backend-save', async () => {
     const other = fixturePath('checks/proxy-mode/dual-backend/nodes/node-a/iptables-legacy-save.txt')
     const r = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-b', '--iptables-save', dump('node-b'), '--other-backend-save', other, '-o', 'json'])

@@ -79,6 +79,10 @@ describe('krew release archive', {skip: kubectl ? undefined : 'kubectl is not in
     assert.match(h.stdout, /EXIT CODES/)
     const bad = await runCli(['node-doctor', 'explain', 'NOPE-1'], {command: kubectl!, env: {PATH: binDir}, cwd: dir})
     assert.equal(bad.exitCode, 2)
+    // The command_not_found hook is in the bundle (lib/hooks): a typo gets its suggestion.
+    const typo = await runCli(['node-doctor', 'versoin'], {command: kubectl!, env: {PATH: binDir}, cwd: dir})
+    assert.equal(typo.exitCode, 2, typo.stderr)
+    assert.match(typo.stderr, /Did you mean this\?\n {2}kubectl node-doctor version\n/)
   })
 
   it('--help, --version and the bare command print what oclif prints (fast path vs oclif, forced by DEBUG)', async () => {

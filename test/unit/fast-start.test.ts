@@ -117,6 +117,8 @@ describe('fast start: root help as oclif prints it', {skip: process.platform !==
     assert.equal(fast(withOclif({additionalHelpFlags: ['-h']}), realManifest, 80), undefined)
     assert.equal(fast(withOclif({state: 'beta'}), realManifest, 80), undefined)
     assert.equal(fast(withOclif({hooks: {init: './x.js'}}), realManifest, 80), undefined)
+    assert.equal(fast(withOclif({hooks: {command_not_found: './x.js', init: './y.js'}}), realManifest, 80), undefined, 'command_not_found alone is quiet')
+    assert.notEqual(fast(withOclif({hooks: {command_not_found: './x.js'}}), realManifest, 80), undefined)
     assert.equal(fast(realPjson, {...realManifest, version: '9.9.9'}, 80), undefined, 'oclif ignores a manifest of another version')
     const commands = realManifest.commands!
     const tweak = (id: string, c: Record<string, unknown>) => ({...realManifest, commands: {...commands, [id]: {...commands[id], ...c}}})

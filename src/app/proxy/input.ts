@@ -202,7 +202,8 @@ export function pastedIpvsTable(): PastedRead<IpvsTable> {
 export const PASTED_INPUT_ANNOTATION = 'node-doctor/pasted-input'
 
 /** `report` with what the lenient readers assumed (io.pasted) in its annotations; the report itself when nothing. */
-export function withPastedInput(report: Report, io: ProxyIO): Report {
-  if (!io.pasted || io.pasted.length === 0) return report
-  return {...report, metadata: {...report.metadata, annotations: {...(report.metadata.annotations ?? {}), [PASTED_INPUT_ANNOTATION]: io.pasted.join('\n')}}}
+export function withPastedInput<T extends {report: Report}>(diff: T, io: ProxyIO): T {
+  if (!io.pasted || io.pasted.length === 0) return diff
+  const report = diff.report
+  return {...diff, report: {...report, metadata: {...report.metadata, annotations: {...(report.metadata.annotations ?? {}), [PASTED_INPUT_ANNOTATION]: io.pasted.join('\n')}}}}
 }

@@ -3,7 +3,7 @@
 // ruleset` as a Report. The iptables-only runtime facts (--random-fully, --nfacct, --tcp-be-liberal) do not apply.
 import {diffTablesAgainstListing} from '../../core/checks/nftables/diff.js'
 import {liveNftablesInput} from '../../core/checks/nftables/live.js'
-import type {Report} from '../../core/model/report.js'
+import type {NftDifference} from '../../core/diff/nftables.js'
 import {type NftRuleset, kubeProxyTables, parseNft} from '../../core/parse/nft.js'
 import {generateNftables} from '../../core/proxier/nftables/generate.js'
 import {type NftablesRenderInput, nftablesRenderInput} from '../../core/proxier/nftables/options.js'
@@ -15,7 +15,7 @@ import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
 import {describeVersion, parseInputFile, type ProxierFlagValues, renderHeader, type ProxyIO, type ProxyMeta, resolveProxierInput, withPastedInput} from './input.js'
 import {collectProxierNode} from './live.js'
-import {proxyDiffReport} from './report.js'
+import {type ProxyDiff, proxyDiffReport, type ServiceRuleDiff} from './report.js'
 
 const IPTABLES_ONLY = ['random-fully', 'nfacct', 'tcp-be-liberal'] as const
 
@@ -68,16 +68,71 @@ export function listingFamily(listing: NftRuleset): 'ipv4' | 'ipv6' | undefined 
   return tables[0]!.family === 'ip6' ? 'ipv6' : 'ipv4'
 }
 
-/** The diff of the rendered table against a listing, as a Report. */
-export function nftablesDiffReport(run: NftablesRun, listing: NftRuleset, meta: {version: string; command: string; context?: string}): Report {
+/** The diff of the rendered table against a listing, as a Report and its rule diff. */
+export function nftablesDiffReport(run: NftablesRun, listing: NftRuleset, meta: {version: string; command: string; context?: string}): ProxyDiff {
   const expected = generateNftables(run.nft.input)
   const outcome = diffTablesAgainstListing([expected], listing, run.render.node.metadata.name)
-  return proxyDiffReport(run.render, outcome, {toolVersion: meta.version, command: meta.command, context: meta.context}, {
+  const ruleDiff = nftRuleDiffByService(outcome.differences)
+  const report = proxyDiffReport(run.render, outcome, {toolVersion: meta.version, command: meta.command, context: meta.context}, {
     proxyMode: 'nftables',
     ipFamily: run.nft.input.options.family,
     nftTable: `${expected.family} ${expected.name}`,
     ...(listing.nftVersion ? {nftVersion: listing.nftVersion} : {}),
   })
+  return {report, ruleDiff}
+}
+
+/**
+ * The nftables differences as `-`/`+` lines per Service port, as `proxy diff` prints them for iptables mode: `-`
+ * what kube-proxy would have programmed that the table lacks, `+` what it has that kube-proxy would not, `~` an
+ * order or definition difference. Lines name the table and the chain, set or map (`ip kube-proxy services: ...`).
+ */
+export function nftRuleDiffByService(tables: ReadonlyArray<{table: string; differences: readonly NftDifference[]}>): ServiceRuleDiff[] {
+  const groups = new Map<string | undefined, ServiceRuleDiff['lines']>()
+  const add = (group: string | undefined, lines: ServiceRuleDiff['lines']) => groups.set(group, [...(groups.get(group) ?? []), ...lines])
+  for (const {table, differences} of tables) {
+    for (const d of differences) {
+      const group = d.kind === 'missing-table' ? undefined : d.group
+      switch (d.kind) {
+        case 'missing-table':
+          add(group, [{sign: '-', text: `table ${d.table} (missing)`}])
+          break
+        case 'missing-chain':
+          add(group, [{sign: '-', text: `${table} chain ${d.chain} (missing)`}, ...d.expectedRules.map((r) => ({sign: '-' as const, text: `${table} ${d.chain}: ${r}`}))])
+          break
+        case 'stale-chain':
+          add(group, [{sign: '+', text: `${table} chain ${d.chain} (stale)`}, ...d.actualRules.map((r) => ({sign: '+' as const, text: `${table} ${d.chain}: ${r}`}))])
+          break
+        case 'missing-rule':
+          add(group, [{sign: '-', text: `${table} ${d.chain}: ${d.rule}`}])
+          break
+        case 'extra-rule':
+          add(group, [{sign: '+', text: `${table} ${d.chain}: ${d.rule}`}])
+          break
+        case 'misordered':
+          add(group, [{sign: '~', text: `${table} ${d.chain}: rules in another order`}])
+          break
+        case 'missing-element':
+          add(group, [{sign: '-', text: `${table} ${d.set}: element ${d.element}`}])
+          break
+        case 'extra-element':
+          add(group, [{sign: '+', text: `${table} ${d.set}: element ${d.element}`}])
+          break
+        case 'wrong-element':
+          add(group, [
+            {sign: '-', text: `${table} ${d.set}: ${d.key} : ${d.expected}`},
+            {sign: '+', text: `${table} ${d.set}: ${d.key} : ${d.actual}`},
+          ])
+          break
+        case 'definition':
+          add(group, [{sign: '~', text: `${table} ${d.object}: ${d.detail}`}])
+          break
+      }
+    }
+  }
+  // Sorted as entries: Array.prototype.sort puts undefined elements last without asking the comparator.
+  const entries = [...groups.entries()].sort(([a], [b]) => (a === b ? 0 : a === undefined ? -1 : b === undefined ? 1 : a < b ? -1 : 1))
+  return entries.map(([service, lines]) => ({...(service === undefined ? {} : {service}), lines}))
 }
 
 function describe(run: NftablesRun): string {
@@ -97,14 +152,14 @@ export async function renderNftables(nodeArg: string | undefined, flags: Partial
   return renderHeader(run.render, 'nftables', nodeArg !== undefined, io) + renderNftablesText(run)
 }
 
-/** `proxy diff --mode nftables (--nft FILE | NODE)`: the Report. */
+/** `proxy diff --mode nftables (--nft FILE | NODE)`: the Report, and the rule diff per Service port. */
 export async function diffNftables(
   nodeArg: string | undefined,
   flags: Partial<LiveFlags> & ProxierFlagValues & {nft?: string},
   env: Environment,
   io: ProxyIO,
   meta: ProxyMeta,
-): Promise<Report> {
+): Promise<ProxyDiff> {
   if (nodeArg !== undefined) {
     if (flags.objects?.length || flags.node || flags.nft) throw new UsageError('give either a NODE to read live, or --objects, --node and --nft for files, not both')
     const run = await liveNftables(nodeArg, flags, env)

@@ -9,7 +9,21 @@ import {type AssumptionContext, assumptionsFor} from '../../core/proxier/assumpt
 import {formatFullKubeProxyVersion, formatKubeProxyVersion} from '../../core/proxier/config.js'
 import type {ObjectProblem} from '../../core/proxier/objects.js'
 import type {RenderInput} from '../../core/proxier/render-input.js'
+import type {DiffLine} from '../dashboard/service-detail.js'
 import type {ProxyMeta} from './input.js'
+
+/** What `proxy diff` answers: the Report, and in iptables and nftables modes the rule diff the table view prints above it. */
+export interface ProxyDiff {
+  report: Report
+  /** iptables and nftables modes: the differences as `-`/`+` lines per Service port (empty when the rules match). */
+  ruleDiff?: ServiceRuleDiff[]
+}
+
+/** One Service port's rule differences; `service` absent for those no Service owns (built-in chain jumps). */
+export interface ServiceRuleDiff {
+  service?: string
+  lines: DiffLine[]
+}
 
 /** What the render assumed, for a proxy command: the mode asked for, runtime facts from the node (live) or the flags. */
 export function proxyAssumptionContext(mode: string, live: boolean, iptablesBackend?: string): AssumptionContext {

@@ -1,7 +1,6 @@
 // The proxy service behind `proxy render` and `proxy diff`: one entry per verb, the same for the three kube-proxy
 // modes (iptables, ipvs, nftables). Each mode reads its inputs from files (--objects ...) or live for a NODE,
 // renders what kube-proxy would program, and for diff compares it with the node's state as a Report.
-import type {Report} from '../../core/model/report.js'
 import type {Environment} from '../../ports/environment.js'
 import type {LiveFlags} from '../live/targets.js'
 import type {ProxierFlagValues, ProxyIO, ProxyMeta} from './input.js'
@@ -9,6 +8,7 @@ import {diffIptables, type IptablesFlagValues, renderIptables} from './iptables.
 import {diffIpvs, type IpvsDiffFlagValues, renderIpvs} from './ipvs.js'
 import {checkProxierForm} from './live.js'
 import {diffNftables, renderNftables} from './nftables.js'
+import type {ProxyDiff} from './report.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
 
@@ -27,11 +27,11 @@ export async function renderProxy(mode: ProxyMode, node: string | undefined, fla
   }
 }
 
-/** `proxy diff --mode MODE (dump files | NODE)`: the Report. */
-export async function diffProxy(mode: ProxyMode, node: string | undefined, flags: ProxyFlagValues, env: Environment, io: ProxyIO, meta: ProxyMeta): Promise<Report> {
+/** `proxy diff --mode MODE (dump files | NODE)`: the Report, and in iptables and nftables modes the rule diff per Service port. */
+export async function diffProxy(mode: ProxyMode, node: string | undefined, flags: ProxyFlagValues, env: Environment, io: ProxyIO, meta: ProxyMeta): Promise<ProxyDiff> {
   switch (mode) {
     case 'ipvs':
-      return diffIpvs(node, flags, env, io, meta)
+      return {report: await diffIpvs(node, flags, env, io, meta)}
     case 'nftables':
       return diffNftables(node, flags, env, io, meta)
     case 'iptables':

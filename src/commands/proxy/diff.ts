@@ -9,7 +9,7 @@ export default class ProxyDiff extends BaseCommand {
     "Regenerates kube-proxy's expected rules from the API objects (as `proxy render` does) and compares them " +
     'semantically with a real iptables-save dump: canonical forms, counters and non-Kubernetes chains ignored, the ' +
     'randomly ordered service lists compared as sets (the KUBE-NODEPORTS jump must still be last). Each difference is ' +
-    'a finding, grouped by Service port.'
+    'a finding, grouped by Service port; the table views print the differences as -/+ rule lines per Service port above the findings.'
 
   static override examples = [
     'ssh worker-1 sudo iptables-save > worker-1.iptables\n<%= config.bin %> proxy diff --objects objs.yaml --node worker-1 --iptables-save worker-1.iptables',
@@ -38,7 +38,13 @@ export default class ProxyDiff extends BaseCommand {
     const {args, flags} = await this.parse(ProxyDiff)
     const [{diffProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet, strict: flags.strict}
-    const report = await diffProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io, {toolVersion: this.config.version, command: this.commandLine()})
+    const {report, ruleDiff} = await diffProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io, {toolVersion: this.config.version, command: this.commandLine()})
+    // The table views show the rule diff itself above the findings; machine formats carry the findings only.
+    const format = flags.json ? 'json' : flags.output
+    if (ruleDiff && (format === 'table' || format === 'wide')) {
+      const {renderRuleDiff} = await import('../../render/rule-diff.js')
+      process.stdout.write(renderRuleDiff(ruleDiff, {color: this.useColor(flags['no-color']), node: report.nodes[0]?.name}))
+    }
     await this.emitReport(report, flags)
   }
 }

@@ -383,13 +383,13 @@ function prepareAuth(hop: SshTarget, agentSocket: string | undefined): PreparedA
     describeEmpty() {
       const parts = [agentSocket ? 'ssh-agent has none of the IdentitiesOnly keys' : 'no ssh-agent (SSH_AUTH_SOCK is not set, or IdentityAgent none)']
       const problems = identities.filter((i) => i.problem).map((i) => i.problem!)
-      if (hop.identityFiles.length === 0) parts.push('no identity file (none given with --identity or IdentityFile, and no ~/.ssh/id_ed25519, id_ecdsa or id_rsa)')
+      if (hop.identityFiles.length === 0) parts.push('no identity file (none given with -i/--ssh-identity or IdentityFile, and no ~/.ssh/id_ed25519, id_ecdsa or id_rsa)')
       return [...parts, ...problems].join('; ')
     },
     hint() {
       const encrypted = identities.filter((i) => i.encrypted)
       if (encrypted.length > 0) return `Load the key into ssh-agent (ssh-add ${encrypted.map((i) => i.file).join(' ')}) and run with SSH_AUTH_SOCK set.`
-      if (methods.length === 0) return 'Pass a key with --identity, set IdentityFile in ~/.ssh/config, or load a key into ssh-agent.'
+      if (methods.length === 0) return 'Pass a key with -i/--ssh-identity, set IdentityFile in ~/.ssh/config, or load a key into ssh-agent.'
       return `Check that one of these keys is in ~${hop.user}/.ssh/authorized_keys on the node, or connect as another user or with another key.`
     },
   }

@@ -184,7 +184,7 @@ function buildTarget(
   const identityFiles: string[] = []
   if (input.flags.identity) {
     const f = expandPath(input.flags.identity, tokens, input.home)
-    if (!existsSync(f)) throw new UsageError(`identity file ${f} (--identity) does not exist`)
+    if (!existsSync(f)) throw new UsageError(`identity file ${f} (-i/--ssh-identity) does not exist`)
     identityFiles.push(f)
   }
   const configured = p.values.get('identityfile') ?? []

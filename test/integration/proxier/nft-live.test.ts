@@ -30,5 +30,10 @@ describe('proxy render|diff --mode nftables NODE (live)', {skip: liveClusterSkip
     const broken = await c.cli(['proxy', 'diff', '--mode', 'nftables', 'node-a', '-o', 'json'])
     assert.equal(broken.exitCode, 1, broken.stderr)
     assert.deepEqual((JSON.parse(broken.stdout) as {findings: Array<{id: string}>}).findings.map((f) => f.id), ['NFT-007'])
+    // The table view prints the rule diff above the findings: the deleted element as a `-` line under its Service port.
+    const table = await c.cli(['proxy', 'diff', '--mode', 'nftables', 'node-a'])
+    assert.equal(table.exitCode, 1, table.stderr)
+    assert.match(table.stdout, /^Rule diff on node-a /)
+    assert.ok(table.stdout.split('\n').some((l) => l.startsWith('    - ip kube-proxy service-ips: element ') && l.includes(m[1]!.trim())), table.stdout)
   })
 })

@@ -50,6 +50,13 @@ describe('render goldens', () => {
     })
   }
 
+  it('unhealthy as wide on a 100-column terminal: a block per finding, within the width', () => {
+    const out = renderReport(SAMPLE_REPORTS.unhealthy(), 'wide', {color: false, width: 100, terminal: true, catalog: SAMPLE_CATALOG})
+    // Every line fits except a single word or `command` longer than the width (none in the sample).
+    assert.deepEqual(out.split('\n').filter((l) => [...l].length > 100), [])
+    expectGolden('render/unhealthy.wide.terminal.w100.txt', out)
+  })
+
   it('json and yaml are the Report itself', async () => {
     const {parse} = await import('yaml')
     const report = SAMPLE_REPORTS.unhealthy()

@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {buildReport, type Finding} from '../../../src/core/model/report.js'
-import {renderTable, renderWide, wrapLines} from '../../../src/render/table.js'
+import {renderTable, renderWide, wrapLines, wrapWords} from '../../../src/render/table.js'
+import {shortSubject} from '../../../src/render/options.js'
+import {type FailOn, verdictOf} from '../../../src/render/table-style.js'
+import {exitCodeForReport} from '../../../src/exit-codes.js'
+import {beforeAfterReport} from '../../../src/app/repair/pod-restart-plan.js'
 import {SAMPLE_CATALOG, SAMPLE_METADATA, healthyReport, partialReport, unhealthyReport} from '../../support/sample-reports.js'
 
 const ANSI = /\u001b\[[0-9;]*m/g
@@ -157,5 +161,115 @@ describe('wrapLines', () => {
       assert.ok(lines.every((l) => [...l].length <= w), `width ${w}`)
       assert.equal(lines.join('').replace(/ /g, ''), text.replace(/ /g, ''))
     }
+  })
+})
+
+describe('headline and node states follow --fail-on (the exit code agrees)', () => {
+  const report = (severities: Array<Finding['severity']>, collectionErrors: Array<{node: string; source: string; message: string}> = []) =>
+    buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'n1'}, {name: 'n2'}],
+      findings: severities.map((severity, i) => finding({id: `A-${i}`, severity, node: 'n1'})),
+      collectionErrors,
+    })
+  const headline = (r: ReturnType<typeof report>, failOn?: FailOn) => renderTable(r, {...off, ...(failOn ? {failOn} : {})}).split('\n')[0]!
+
+  const cases: Array<[string, Array<Finding['severity']>, FailOn | undefined, RegExp, number]> = [
+    ['errors: red UNHEALTHY, exit 1', ['error', 'warning'], undefined, /^✖ UNHEALTHY {2}2 nodes: 1 healthy, 1 unhealthy · findings: 1 error, 1 warning$/, 1],
+    ['warnings only: yellow WARNINGS, exit 0', ['warning'], 'error', /^▲ WARNINGS {2}2 nodes: 1 healthy, 1 with warnings · findings: 1 warning$/, 0],
+    ['warnings with --fail-on warning: UNHEALTHY, exit 1', ['warning'], 'warning', /^✖ UNHEALTHY {2}2 nodes: 1 healthy, 1 unhealthy/, 1],
+    ['info only: green HEALTHY, exit 0', ['info'], 'error', /^✔ HEALTHY {2}2 nodes: 2 healthy · findings: 1 info$/, 0],
+    ['errors with --fail-on none: ERRORS, not failing, exit 0', ['error'], 'none', /^▲ ERRORS {2}2 nodes: 1 healthy, 1 with warnings · findings: 1 error · not failing \(--fail-on none\)$/, 0],
+  ]
+  for (const [name, severities, failOn, expected, exit] of cases) {
+    it(name, () => {
+      const r = report(severities)
+      assert.match(headline(r, failOn), expected)
+      assert.equal(exitCodeForReport(r, failOn ?? 'error'), exit)
+      assert.equal(verdictOf(r, failOn).exitCode, exit)
+    })
+  }
+
+  it('a collection error with nothing failing: PARTIAL, exit 3', () => {
+    const r = report(['warning'], [{node: 'n2', source: 'ssh', message: 'refused'}])
+    assert.match(headline(r), /^▲ PARTIAL {2}/)
+    assert.equal(exitCodeForReport(r, 'error'), 3)
+  })
+
+  it('colours the verdict: red UNHEALTHY, yellow WARNINGS, green HEALTHY', () => {
+    const colored = (r: ReturnType<typeof report>) => renderTable(r, {...off, color: true}).split('\n')[0]!
+    assert.match(colored(report(['error'])), /\u001b\[31m✖ UNHEALTHY/)
+    assert.match(colored(report(['warning'])), /\u001b\[33m▲ WARNINGS/)
+    assert.match(colored(report([])), /\u001b\[32m✔ HEALTHY/)
+  })
+
+  it('names a warnings-only node "warnings", not "unhealthy"', () => {
+    assert.match(renderTable(report(['warning']), off), /^n1 {2}warnings · 1 warning$/m)
+    assert.match(renderTable(report(['warning']), {...off, failOn: 'warning'}), /^n1 {2}unhealthy · 1 warning$/m)
+  })
+})
+
+describe('a repair\'s before/after Report', () => {
+  it('counts each node once: a 3-node cluster with two nodes repaired says 3 nodes, and what the repaired ones had', () => {
+    const before = buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'a'}, {name: 'b'}, {name: 'c'}],
+      findings: [finding({node: 'a', id: 'IPT-001', severity: 'error'}), finding({node: 'b', id: 'IPT-003', severity: 'error'}), finding({node: 'c', id: 'KUBELET-012', severity: 'warning'})],
+    })
+    const after = (node: string) => buildReport({metadata: SAMPLE_METADATA, nodes: [{name: node}]})
+    const combined = beforeAfterReport(before, new Map([['a', after('a')], ['b', after('b')]]), SAMPLE_METADATA)
+    assert.equal(combined.nodes.length, 5, 'the Report holds both states of a and b')
+    const head = renderTable(combined, off).split('\n')[0]!
+    assert.equal(head, '▲ WARNINGS  3 nodes: 2 healthy, 1 with warnings · findings: 1 warning · 2 repaired (before: 2 errors)')
+  })
+})
+
+describe('short subjects', () => {
+  it('shortens a long container path from the left at a /, keeping the key whole', () => {
+    const s = shortSubject({kind: 'field', name: 'clientCAFile', in: '/etc/kubernetes/kubelet/config.d/10-custom.conf'})
+    assert.equal(s, 'field/clientCAFile in …/config.d/10-custom.conf')
+    assert.ok([...s].length <= 48)
+  })
+
+  it('drops the container when even its last part does not fit, and never cuts the key in the middle', () => {
+    const s = shortSubject({kind: 'field', name: 'authentication.webhook.cacheTTLSeconds', in: '/var/lib/a-very-long-file-name-here.yaml'})
+    assert.equal(s, 'field/authentication.webhook.cacheTTLSeconds')
+  })
+
+  it('a key that is a path is shortened from its left; any other long key keeps its start', () => {
+    assert.equal(shortSubject({kind: 'file', name: '/etc/systemd/system/kubelet.service.d/10-kubeadm.conf'}), 'file/…/system/kubelet.service.d/10-kubeadm.conf')
+    const rule = shortSubject({kind: 'rule', name: '-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment x -j KUBE-SVC-TCOU7JCQXEZGVUNU'})
+    assert.ok(rule.startsWith('rule/-A KUBE-SERVICES -d 10.96.0.10/32 ') && rule.endsWith('…') && [...rule].length === 48, rule)
+  })
+})
+
+describe('-o wide on a terminal', () => {
+  const remedy = 'Restart it: `kubectl node-doctor fix kube-proxy-mode --to nftables --max-unavailable 1 --yes` then check again.'
+  const report = () =>
+    buildReport({
+      metadata: SAMPLE_METADATA,
+      nodes: [{name: 'n1'}],
+      findings: [finding({id: 'PROXY-005', severity: 'warning', remedy, evidence: ['line one', 'line two']})],
+    })
+
+  it('prints a block per finding (field: value) and never breaks a backquoted command', () => {
+    const out = renderWide(report(), {...off, width: 60, terminal: true})
+    assert.match(out, /^ {2}▲ warning {2}PROXY-005 {2}iptables$/m)
+    assert.match(out, /^ {4}Subject: {3}chain\/KUBE-SVC-X$/m)
+    assert.match(out, /^ {4}Evidence: {2}line one\n {15}line two$/m)
+    const command = '`kubectl node-doctor fix kube-proxy-mode --to nftables --max-unavailable 1 --yes`'
+    assert.ok(out.split('\n').some((l) => l.trim() === command), 'the command on a line of its own, whole')
+    assert.doesNotMatch(out, /EVIDENCE|REMEDY/)
+  })
+
+  it('piped (not a terminal) it stays one record per line', () => {
+    const lines = renderWide(report(), off).split('\n').filter((l) => l.includes('PROXY-005'))
+    assert.equal(lines.length, 1)
+    assert.ok(lines[0]!.includes(remedy))
+  })
+
+  it('wrapWords keeps words and backquoted spans whole', () => {
+    assert.deepEqual(wrapWords('a bb `c d e` f', 4), ['a bb', '`c d e`', 'f'])
+    assert.deepEqual(wrapWords('averyveryverylongword x', 5), ['averyveryverylongword', 'x'])
   })
 })

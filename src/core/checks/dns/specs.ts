@@ -37,7 +37,7 @@ export const DNS_POD_UNHEALTHY: CheckSpec = {
     '`kubectl -n kube-system describe pod <pod>` for events and probe failures, `kubectl -n kube-system logs <pod> --previous` for the crash. ' +
     'OOMKilled: raise the coredns Deployment\'s memory limit. `[FATAL] plugin/loop`: the node\'s /etc/resolv.conf points back at CoreDNS (set ' +
     'kubelet\'s resolvConf to the real upstream file, e.g. /run/systemd/resolve/resolv.conf). If only pods on this node fail, check the node\'s pod ' +
-    'networking (`kubectl node-doctor check NODE --area routes`), then delete the pod so it is rescheduled: `kubectl -n kube-system delete pod <pod>`.',
+    'networking (`kubectl node-doctor check NODE --only routes`), then delete the pod so it is rescheduled: `kubectl -n kube-system delete pod <pod>`.',
   requires: ['cluster:pods'],
 }
 

@@ -2,7 +2,7 @@
 // Facts: node-state.md E.4–E.9. Remedies name exact edits: the kubelet reads its config only at start.
 import type {CheckSpec} from '../types.js'
 
-const RESTART = '`sudo systemctl restart kubelet` (then `kubectl node-doctor check NODE --area kubelet` to confirm)'
+const RESTART = '`sudo systemctl restart kubelet` (then `kubectl node-doctor check NODE --only kubelet` to confirm)'
 const FIX_SET = (field: string, value: string): string => `\`kubectl node-doctor fix kubelet NODE --set ${field}=${value}\``
 const EDIT = (field: string, value: string): string =>
   `Set \`${field}: ${value}\` in /var/lib/kubelet/config.yaml (${FIX_SET(field, value)} does this), make the same change in \`kubectl -n kube-system edit cm kubelet-config\` so new and upgraded nodes get it, and remove any flag that overrides it in /var/lib/kubelet/kubeadm-flags.env or /etc/default/kubelet; then ${RESTART}.`
@@ -53,7 +53,7 @@ export const KUBELET_SCHEMA: CheckSpec = {
     '10 s and the node goes NotReady after the next restart. Unknown fields (often typos or fields of another version) are ignored without a word, so the setting you think you made is not in effect.',
   remedy:
     'Fix the line shown in the file (durations are Go durations like `4h0m0s`, quantities like `100Mi`, booleans unquoted). Validate before restarting: ' +
-    '`kubectl node-doctor kubelet show --from-file /var/lib/kubelet/config.yaml --version 1.NN`, then `sudo systemctl restart kubelet` and `journalctl -u kubelet -n 50`.',
+    '`kubectl node-doctor kubelet show --from-file /var/lib/kubelet/config.yaml --kubelet-version 1.NN`, then `sudo systemctl restart kubelet` and `journalctl -u kubelet -n 50`.',
   requires: ['kubelet-config'],
 }
 

@@ -30,9 +30,9 @@ const flags = {
 describe('proxy diff of pasted dump files', () => {
   it('a whole dump pasted indented, with CRLF and prompts: the same findings, the warnings on stderr and in the annotation', async () => {
     const meta = {toolVersion: 'test', command: 'proxy diff'}
-    const plain = await diffIptables(undefined, {...flags, 'iptables-save': DUMP}, envWith({}), ioLog(), meta)
+    const plain = (await diffIptables(undefined, {...flags, 'iptables-save': DUMP}, envWith({}), ioLog(), meta)).report
     const io = ioLog()
-    const pasted = await diffIptables(undefined, {...flags, 'iptables-save': 'paste.txt'}, envWith({'paste.txt': pastedDump()}), io, meta)
+    const pasted = (await diffIptables(undefined, {...flags, 'iptables-save': 'paste.txt'}, envWith({'paste.txt': pastedDump()}), io, meta)).report
     assert.deepEqual(pasted.findings, plain.findings)
     assert.deepEqual(pasted.summary, plain.summary)
     const expected = ['paste.txt:1: CRLF line ends read as LF', 'paste.txt:1: shell prompt `root@node-b:~# iptables-save` skipped', 'paste.txt:2: common indentation of 4 spaces removed']

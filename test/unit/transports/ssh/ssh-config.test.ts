@@ -165,7 +165,7 @@ describe('resolveSshTarget precedence', () => {
 
   it('reports unusable explicit input as usage errors', () => {
     assert.throws(() => resolve('x', {flags: {sshConfigPath: '/nonexistent/ssh_config'}}), (e: unknown) => e instanceof UsageError && /--ssh-config/.test(e.message))
-    assert.throws(() => resolve('x', {flags: {identity: '/nonexistent/key'}}), (e: unknown) => e instanceof UsageError && /--identity/.test(e.message))
+    assert.throws(() => resolve('x', {flags: {identity: '/nonexistent/key'}}), (e: unknown) => e instanceof UsageError && /--ssh-identity/.test(e.message))
     assert.throws(() => resolve('x', {flags: {port: 70000}}), UsageError)
     assert.throws(() => resolve('x', {flags: {jump: 'a@b@c:x'}}), UsageError)
   })
