@@ -35,8 +35,11 @@ export function parseSysctl(text: string, options: {source?: string} = {}): Sysc
       return
     }
     // `grep -H . /proc/sys/...` prints `PATH:VALUE` (interface names never contain ':', the kernel refuses them).
-    if (line.startsWith('/proc/sys/')) {
-      const colon = line.indexOf(':')
+    // A sysctl.conf line may also name its key as a /proc/sys path (`/proc/sys/vm/overcommit_memory = 1`).
+    const eqAt = line.indexOf('=')
+    const colonAt = line.indexOf(':')
+    if (line.startsWith('/proc/sys/') && !(eqAt !== -1 && (colonAt === -1 || eqAt < colonAt))) {
+      const colon = colonAt
       const path = colon === -1 ? '' : line.slice(0, colon)
       if (colon === -1 || /\s/.test(path)) {
         out.issues.push({severity: 'warning', code: 'sysctl-syntax', ...src, line: i + 1, message: `not a "PATH:VALUE" line: ${line.slice(0, 80)}`})
