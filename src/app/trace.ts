@@ -204,7 +204,18 @@ function offlineInputs(flags: TraceFlagValues, env: Environment, family: 'ipv4' 
 async function liveInputs(nodeArg: string, flags: TraceFlagValues, env: Environment): Promise<TraceInputs> {
   const live = await collectProxierNode(nodeArg, flags, env, ['iptables', 'routes'])
   const input = liveProxierInput(live.cluster, live.snap)
-  if (!input.ok) throw new ArtifactUnavailableError(`node ${nodeArg}: ${input.reason}`)
+  if (!input.ok) {
+    // No false verdicts: the rules of another mode are not followed, so say so instead of tracing iptables leftovers.
+    const mode = /kube-proxy runs in (\S+) mode/.exec(input.reason)?.[1]
+    if (mode !== undefined) {
+      const show = mode === 'ipvs' ? 'ipvs show' : mode === 'nftables' ? 'nft show' : undefined
+      throw new ArtifactUnavailableError(
+        `trace follows iptables rules only; node ${nodeArg} runs kube-proxy in ${mode} mode`,
+        show ? `See the node's ${mode} state with \`kubectl node-doctor ${show} ${nodeArg}\`.` : undefined,
+      )
+    }
+    throw new ArtifactUnavailableError(`node ${nodeArg}: ${input.reason}`)
+  }
   const facts = NodeFacts.of(live.cluster, live.snap)
   const routes = facts.routes('ip-route')
   const links = facts.links('ip-link') ?? facts.links('ip-addr')
