@@ -102,6 +102,11 @@ export async function tracePacket(nodeArg: string | undefined, flags: TraceFlagV
   } else inputs = offlineInputs(flags, env, family)
   family ??= inputs.render.input.options.family
   const {render, dump} = inputs
+  const mode = render.kubeProxyConfig?.mode
+  if (nodeArg === undefined && (mode === 'ipvs' || mode === 'nftables')) {
+    // No false verdicts: an iptables walk of an IPVS or nftables node says nothing about where its packets go.
+    throw new UsageError(`trace follows iptables rules only; the kube-proxy configuration in the objects says mode: ${mode}`, `Compare the node's ${mode} state with \`kubectl node-doctor proxy diff --mode ${mode}\` instead.`)
+  }
   if (io.verbose) io.note(describeRender(render))
   if (!io.quiet) for (const n of render.notes) io.note(`note: ${n}`)
 
