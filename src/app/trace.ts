@@ -6,7 +6,7 @@ import {NodeFacts} from '../core/facts/node-facts.js'
 import {readBlocks} from '../core/checks/routes/calico.js'
 import {liveProxierInput} from '../core/checks/iptables/live.js'
 import type {KubeObject, Node, Pod} from '../core/model/k8s.js'
-import {type ClusterSnapshot, emptyClusterSnapshot} from '../core/model/snapshot.js'
+import {type ClusterSnapshot, emptyClusterSnapshot, type NodeSnapshot} from '../core/model/snapshot.js'
 import {type IptablesDump, parseIptablesSave} from '../core/parse/iptables-save.js'
 import {parseLinks} from '../core/parse/links.js'
 import {parseRoutes, type Route} from '../core/parse/routes.js'
@@ -24,7 +24,7 @@ import {
 } from '../core/trace/destination.js'
 import {compareTraces, expectedTraceRules, type TraceDestination, traceIptables, type TraceRules} from '../core/trace/iptables-trace.js'
 import {indexRoutes, type RouteIndex} from '../core/trace/route-lookup.js'
-import {type TraceSetup, traceSetup} from '../core/trace/setup.js'
+import {type TraceSetup, traceSetup, type TraceSourceContext} from '../core/trace/setup.js'
 import type {SourceCluster} from '../core/trace/source.js'
 import {endpointVerdicts} from '../core/trace/verdict.js'
 import {inFile, UsageError} from '../errors.js'
@@ -204,6 +204,22 @@ function offlineInputs(flags: TraceFlagValues, env: Environment, family: 'ipv4' 
     }
   }
   return {render, dump, source, pods: extras.pods, nodes: objects.nodes, blocks: extras.blocks, ...(routes ? {routes, routesSource: flags.routes === '-' ? '<stdin>' : flags.routes!} : {})}
+}
+
+/**
+ * What the cluster and one node's snapshot tell about real trace sources (pods, Calico blocks, the node's routes and
+ * interfaces), for traceSetup: `trace` uses it live, and the dashboard's Service trace can pass it to start from a
+ * real pod instead of an address assumed in the podCIDR.
+ */
+export function traceSourceContext(cluster: ClusterSnapshot, node: NodeSnapshot): TraceSourceContext {
+  const facts = NodeFacts.of(cluster, node)
+  const routes = facts.routes('ip-route')
+  const links = facts.links('ip-link') ?? facts.links('ip-addr')
+  return {
+    cluster: {pods: cluster.pods, blocks: blocksOf(cluster)},
+    ...(routes?.ok ? {routes: indexRoutes(routes.value.routes)} : {}),
+    ...(links?.ok ? {interfaces: links.value.interfaces.map((i) => i.name)} : {}),
+  }
 }
 
 async function liveInputs(nodeArg: string, flags: TraceFlagValues, env: Environment): Promise<TraceInputs> {

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {stringify} from 'yaml'
-import {tracePacket, type TraceFlagValues} from '../../../src/app/trace.js'
+import {tracePacket, type TraceFlagValues, traceSourceContext} from '../../../src/app/trace.js'
+import type {ClusterSnapshot} from '../../../src/core/model/snapshot.js'
+import {nodeSnapshot} from '../../support/calico-dns-builders.js'
 import type {KubeObject} from '../../../src/core/model/k8s.js'
 import type {Environment} from '../../../src/ports/environment.js'
 import {readFixture} from '../../support/golden.js'
@@ -42,5 +44,19 @@ describe('tracePacket (offline)', () => {
     const ipvs = (objects: KubeObject[]) =>
       objects.map((o) => (o.kind === 'ConfigMap' ? ({...o, data: {'config.conf': KUBE_PROXY_CONFIG.replace('mode: iptables', 'mode: ipvs')}} as KubeObject) : o))
     await assert.rejects(run({}, ipvs), /trace follows iptables rules only; the kube-proxy configuration in the objects says mode: ipvs/)
+  })
+
+  it('traceSourceContext: the pods, Calico blocks, routes and interfaces of a snapshot (what the dashboard can pass)', () => {
+    const dir = 'checks/routes/healthy-ipip'
+    const cluster = JSON.parse(readFixture(`${dir}/cluster/snapshot.json`)) as ClusterSnapshot
+    const node = nodeSnapshot('node-a', Object.fromEntries(['ip-route', 'ip-addr', 'ip-link'].map((id) => [id, readFixture(`${dir}/nodes/node-a/${id}.txt`)])))
+    const ctx = traceSourceContext(cluster, node)
+    assert.deepEqual(ctx.cluster.blocks, [
+      {cidr: '10.244.1.0/26', node: 'node-a'},
+      {cidr: '10.244.2.0/26', node: 'node-b'},
+    ])
+    assert.equal(ctx.cluster.pods.length, cluster.pods.length)
+    assert.deepEqual(ctx.routes?.lookup('10.244.1.5').devices, ['cali1111111111a'])
+    assert.ok(ctx.interfaces?.includes('tunl0') && ctx.interfaces.includes('cali2222222222b'), String(ctx.interfaces))
   })
 })
