@@ -238,6 +238,11 @@ async function liveInputs(nodeArg: string, flags: TraceFlagValues, env: Environm
     throw new ArtifactUnavailableError(`node ${nodeArg}: ${input.reason}`)
   }
   const facts = NodeFacts.of(live.cluster, live.snap)
+  const owner = facts.servicesOwner
+  if (owner === 'cilium' || owner === 'calico-ebpf' || owner === 'ovn-kubernetes' || owner === 'kube-router' || owner === 'antrea') {
+    // Their Service dataplane is not iptables: kube-proxy's leftover rules (or none) would give a false verdict.
+    throw new ArtifactUnavailableError(`trace follows kube-proxy's iptables rules only; Services on node ${nodeArg} are implemented by ${owner}`)
+  }
   const routes = facts.routes('ip-route')
   const links = facts.links('ip-link') ?? facts.links('ip-addr')
   let pods = live.cluster.pods
