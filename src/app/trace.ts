@@ -142,6 +142,7 @@ export async function tracePacket(nodeArg: string | undefined, flags: TraceFlagV
     actual: view.actual.result,
     expected: view.expected.result,
     endpoints,
+    service: target !== undefined,
     ...(routeIndex ? {routes: routeIndex} : {}),
     blocks: inputs.blocks,
     nodeAddresses,

@@ -57,7 +57,7 @@ export function renderTrace(view: TraceView, format: TraceFormat, options: Trace
       origin: view.origin,
       ...(view.sourcePod ? {sourcePod: view.sourcePod} : {}),
       ...(view.service ? {service: view.service} : {}),
-      ...(view.verdicts ? {verdict: view.verdicts.verdict, endpoints: view.verdicts.endpoints, ...(view.routesSource ? {routesSource: view.routesSource} : {}), verdictNotes: view.verdicts.notes} : {}),
+      ...(view.verdicts ? {verdict: view.verdicts.verdict, ...(view.verdicts.blockedBy ? {blockedBy: view.verdicts.blockedBy} : {}), endpoints: view.verdicts.endpoints, ...(view.routesSource ? {routesSource: view.routesSource} : {}), verdictNotes: view.verdicts.notes} : {}),
       actual: {source: view.actual.source, ...view.actual.result},
       expected: {source: view.expected.source, ...view.expected.result},
       comparison: view.comparison,
@@ -127,7 +127,8 @@ function samePaths(a: TraceResult, b: TraceResult, key: string): boolean {
 }
 
 function verdictLine(v: VerdictSummary): string {
-  if (v.total === 0) return 'broken: no endpoint receives connections'
+  if (v.total === 0) return `broken: no endpoint receives connections${v.blockedBy ? ` (${v.blockedBy})` : ''}`
+  if (v.blockedBy !== undefined) return `${v.verdict}: ${v.working} of ${v.total} endpoints work; ${v.blockedBy}`
   return v.verdict === 'works' ? `works: ${v.working} of ${v.total} endpoints` : `${v.verdict}: ${v.working} of ${v.total} endpoints work`
 }
 

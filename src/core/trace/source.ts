@@ -149,9 +149,9 @@ function localPodEvidence(ip: string, node: SourceNode, cluster: SourceCluster, 
   return undefined
 }
 
-/** Interfaces CNIs give pods: Calico's cali…, veths of bridge and ptp plugins, Cilium's lxc…, and similar. */
+/** Host ends of pod interfaces: Calico's cali…, veths of the bridge and ptp plugins, Cilium's lxc…, Azure's azv…, AWS VPC CNI's eni…, GKE's gke…. */
 export function isPodDevice(name: string): boolean {
-  return /^(cali|veth|lxc|azv|eni|gke|cilium_|vnet|tap|enp)/.test(name)
+  return /^(cali|veth|lxc|azv|eni|gke)/.test(name)
 }
 
 function fromAddress(ip: string, node: SourceNode, cluster: SourceCluster, family: IpFamily, inIface: string | undefined, pod?: Pod): ResolvedOrigin {

@@ -49,6 +49,8 @@ export interface VerdictSummary {
   endpoints: EndpointVerdict[]
   /** Why route lookups were not done, or what they could not see. */
   notes: string[]
+  /** The rule that drops or rejects connections before any DNAT (e.g. kube-proxy's "has no endpoints" REJECT). */
+  blockedBy?: string
 }
 
 export interface VerdictInput {
@@ -58,6 +60,8 @@ export interface VerdictInput {
   expected: TraceResult
   /** The destination Service port's endpoints, when the destination is a Service. */
   endpoints: readonly ServiceEndpoint[]
+  /** The destination is a Service address (connections that keep it reach nothing). */
+  service?: boolean
   /** The node's routes; undefined: route lookups are left out (and said so). */
   routes?: RouteIndex
   /** Calico IPAM blocks with their nodes (an endpoint in another node's block needs a route to that block). */
@@ -66,7 +70,8 @@ export interface VerdictInput {
   nodeAddresses: ReadonlyMap<string, readonly string[]>
 }
 
-const TUNNEL_DEVICE = /^(tunl\d*|vxlan|flannel|wireguard\.cali|wg|cilium_vxlan|cilium_geneve|genev|ipip|gre|nebula|weave|kube-ipip)/
+// IPIP, VXLAN, GENEVE and WireGuard devices of the common CNIs (Calico tunl0/vxlan.calico/wireguard.cali, flannel.N, Cilium).
+const TUNNEL_DEVICE = /^(tunl\d|vxlan|flannel\.|wireguard\.cali|wg-v6\.cali|cilium_vxlan|cilium_geneve|genev_sys|kube-ipip)/
 
 function sharesByEndpoint(r: TraceResult): Map<string, {share: number; dropped: TraceBranch[]; droppedShare: number}> {
   const out = new Map<string, {share: number; dropped: TraceBranch[]; droppedShare: number}>()
@@ -191,6 +196,10 @@ export function endpointVerdicts(input: VerdictInput): VerdictSummary {
       }
       continue
     }
+    if (key === NO_DNAT && input.service) {
+      fail('rule', `${pct(v.share)} of connections are not DNATed: they keep the Service address ${input.actual.packet.dst}, which no endpoint holds`)
+      continue
+    }
     if (a && a.droppedShare > 1e-9) {
       const b = a.dropped[0]!
       const last = b.path[b.path.length - 1]
@@ -213,8 +222,11 @@ export function endpointVerdicts(input: VerdictInput): VerdictSummary {
   const counted = out.filter((v) => v.verdict !== 'unused' && v.verdict !== 'not ready')
   const working = counted.filter((v) => v.verdict === 'works').length
   const total = counted.length
-  const verdict = total > 0 && working === total ? 'works' : working === 0 ? 'broken' : 'partly broken'
-  return {verdict, working, total, endpoints: out, notes}
+  const blocked = input.actual.branches.find((b) => b.dnat === undefined && (b.verdict === 'DROP' || b.verdict === 'REJECT'))
+  const last = blocked?.path[blocked.path.length - 1]
+  const blockedBy = blocked ? `${blocked.verdict === 'REJECT' ? 'rejected' : 'dropped'} by ${last ? stepText(last) : `the ${blocked.policy ?? 'chain'} policy`}${blocked.probability < 1 - 1e-9 ? ` (${pct(blocked.probability)} of connections)` : ''}` : undefined
+  const verdict = total > 0 && working === total && !blocked ? 'works' : working === 0 ? 'broken' : 'partly broken'
+  return {verdict, working, total, endpoints: out, notes, ...(blockedBy !== undefined ? {blockedBy} : {})}
 }
 
 function hostOf(key: string): string {

@@ -13,6 +13,7 @@ import {traceSetup} from '../../../../src/core/trace/setup.js'
 import {endpointVerdicts, routeHop, type VerdictSummary} from '../../../../src/core/trace/verdict.js'
 import {readFixture} from '../../../support/golden.js'
 import {calicoFilterRestore, calicoTraceObjects, kubeProxyRules, mergeSave, WORKLOADS} from './calico-plan.js'
+import {renderFixture} from './flow.js'
 
 const BLOCKS = [
   {cidr: '10.244.1.0/26', node: 'node-a'},
@@ -91,5 +92,32 @@ describe('endpointVerdicts', () => {
     })
     assert.deepEqual(table(v)[1]!.slice(0, 3), ['10.244.2.10:53', 'fails', 'rule'])
     assert.equal(v.endpoints[1]!.reason, "no rule on node-a sends connections there (kube-proxy's rules would send 50.0%)")
+  })
+
+  it('a Service without ready endpoints is broken, naming kube-proxy\'s REJECT; connections left without DNAT fail at rule', () => {
+    const trace = (kase: string, to: {dst: string; dport: number}, alter: (s: string) => string = (x) => x) => {
+      const fx = renderFixture(kase)
+      const packet = {protocol: 'tcp' as const, ...to, from: 'pod' as const, src: '10.0.1.7', srcIsLocalPod: true}
+      const actual = traceIptables(parseIptablesSave(alter(fx.save)), packet, fx.node)
+      const expected = traceIptables(fx.dump, packet, fx.node)
+      return {fx, actual, expected}
+    }
+    const down = trace('no-endpoints', {dst: '172.30.7.1', dport: 80})
+    const target = {namespace: 'default', name: 'down', portName: 'http', port: 80, protocol: 'tcp' as const, via: 'cluster IP' as const}
+    const endpoints = serviceEndpoints(down.fx.render.input.endpointSlices, target, 'ipv4')
+    const v = endpointVerdicts({node: 'node-a', family: 'ipv4', actual: down.actual, expected: down.expected, endpoints, service: true, blocks: [], nodeAddresses: new Map()})
+    assert.equal(v.verdict, 'broken')
+    assert.deepEqual(table(v), [['10.0.1.40:80', 'not ready', 'not ready', '']])
+    assert.match(v.blockedBy!, /^rejected by filter KUBE-SERVICES #\d+: -d 172\.30\.7\.1\/32 .*has no endpoints.* -j REJECT --reject-with icmp-port-unreachable$/)
+    // The only endpoint chain of default/single is gone: its connections keep the cluster IP.
+    const lost = trace('clusterip', {dst: '172.30.0.11', dport: 8443}, (s) => s.split('\n').filter((l) => !l.includes('KUBE-SEP-P44U3WCJKUTY2VJC')).join('\n'))
+    const single = {namespace: 'default', name: 'single', portName: '', port: 8443, protocol: 'tcp' as const, via: 'cluster IP' as const}
+    const w = endpointVerdicts({node: 'node-a', family: 'ipv4', actual: lost.actual, expected: lost.expected, endpoints: serviceEndpoints(lost.fx.render.input.endpointSlices, single, 'ipv4'), service: true, blocks: [], nodeAddresses: new Map()})
+    assert.equal(w.verdict, 'broken')
+    assert.deepEqual(table(w).map((r) => r.slice(0, 3)), [
+      ['10.0.2.20:8443', 'fails', 'rule'],
+      ['no-dnat', 'fails', 'rule'],
+    ])
+    assert.equal(w.endpoints[1]!.reason, '100.0% of connections are not DNATed: they keep the Service address 172.30.0.11, which no endpoint holds')
   })
 })
