@@ -207,7 +207,9 @@ export function endpointVerdicts(input: VerdictInput): VerdictSummary {
       continue
     }
     if (input.routes) {
-      const hop = routeHop(input, ip, e?.node, input.routes.lookup(ip))
+      const lookup = input.routes.lookup(ip)
+      for (const n of lookup.notes) if (!notes.includes(n)) notes.push(n)
+      const hop = routeHop(input, ip, e?.node, lookup)
       v.route = hop
       if (!hop.ok) {
         fail('route', hop.detail)
