@@ -154,7 +154,7 @@ export function isPodDevice(name: string): boolean {
   return /^(cali|veth|lxc|azv|eni|gke)/.test(name)
 }
 
-function fromAddress(ip: string, node: SourceNode, cluster: SourceCluster, family: IpFamily, inIface: string | undefined, pod?: Pod): ResolvedOrigin {
+function fromAddress(ip: string, node: SourceNode, cluster: SourceCluster, family: IpFamily, inIface: string | undefined, pod?: Pod): ResolvedOrigin | {error: string} {
   const parsed = parseIPSloppy(ip)!
   const who = pod ? `pod ${podName(pod)} (${ip})` : ip
   const ref = pod ? {pod: podRef(pod)} : {}
@@ -162,6 +162,7 @@ function fromAddress(ip: string, node: SourceNode, cluster: SourceCluster, famil
     return {from: 'host', src: ip, srcIsLocalPod: false, description: `the node itself (${ip})`, ...ref}
   }
   const evidence = localPodEvidence(ip, node, cluster, family, pod)
+  if (evidence !== undefined && inIface !== undefined) return {error: `--in-interface is for traffic from the network, but ${ip} is a pod on ${node.name} (${evidence})`}
   if (evidence !== undefined) {
     const route = node.routes?.lookup(ip)
     const dev = route?.kind === 'unicast' && route.devices.length === 1 ? route.devices[0] : undefined

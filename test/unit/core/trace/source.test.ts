@@ -86,5 +86,6 @@ describe('resolveTraceSource', () => {
     assert.match((resolve('pod/shop/nope') as {error: string}).error, /pod shop\/nope not found/)
     assert.match((resolve('external', NODE, CLUSTER, {inInterface: 'eth9'}) as {error: string}).error, /no such interface/)
     assert.match((resolve('pod/kube-system/calico-node-bxyz') as {error: string}).error, /uses the host network on node-b/)
+    assert.match((resolve('10.244.1.5', NODE, CLUSTER, {inInterface: 'eth0'}) as {error: string}).error, /--in-interface is for traffic from the network, but 10\.244\.1\.5 is a pod on node-a \(pod shop\/web-a\)/)
   })
 })
