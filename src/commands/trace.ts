@@ -15,7 +15,8 @@ export default class Trace extends BaseCommand {
     'a tunnel to the owner node\'s block, a route via that node or the network, a blackhole or none) and reads its ' +
     'readiness from the EndpointSlices, and gives a verdict per endpoint with the first step that fails (rule, ' +
     'route, not ready). Interface matches (-i cali+) are decided against the real interface the packet arrives on. ' +
-    'Only iptables rules are followed. Exit 0 when every endpoint works and the rules agree with kube-proxy\'s, 1 otherwise.'
+    'Only iptables rules are followed. Exit 0 when every endpoint works and the rules agree with kube-proxy\'s, 1 when an ' +
+    'endpoint fails or the rules differ, 3 when a drop depends on rule matches the trace cannot evaluate (e.g. ipsets).'
 
   static override examples = [
     '<%= config.bin %> trace worker-1 --from pod/shop/web-7d9f --to svc/kube-system/kube-dns:dns/udp',
@@ -52,7 +53,8 @@ export default class Trace extends BaseCommand {
     const format = flags.output as TraceFormat
     const out = renderTrace(view, format, {color: format === 'table' && this.useColor(flags['no-color']), ...(process.stdout.isTTY ? {width: process.stdout.columns} : {})})
     process.stdout.write(out)
-    const works = view.verdicts === undefined || view.verdicts.verdict === 'works'
-    process.exitCode = works && view.comparison.same ? ExitCode.OK : ExitCode.FINDINGS
+    const verdict = view.verdicts?.verdict ?? 'works'
+    // unknown (rules the walk cannot evaluate decide it) is neither healthy nor a finding: exit 3, as a partial run.
+    process.exitCode = !view.comparison.same || verdict === 'broken' || verdict === 'partly broken' ? ExitCode.FINDINGS : verdict === 'unknown' ? ExitCode.PARTIAL : ExitCode.OK
   }
 }

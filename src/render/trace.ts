@@ -129,12 +129,14 @@ function samePaths(a: TraceResult, b: TraceResult, key: string): boolean {
 function verdictLine(v: VerdictSummary): string {
   if (v.total === 0) return `broken: no endpoint receives connections${v.blockedBy ? ` (${v.blockedBy})` : ''}`
   if (v.blockedBy !== undefined) return `${v.verdict}: ${v.working} of ${v.total} endpoints work; ${v.blockedBy}`
+  if (v.verdict === 'unknown') return `unknown: ${v.working} of ${v.total} endpoints work, the others cannot be decided from the rules`
   return v.verdict === 'works' ? `works: ${v.working} of ${v.total} endpoints` : `${v.verdict}: ${v.working} of ${v.total} endpoints work`
 }
 
 function endpointRows(v: VerdictSummary, c: ChalkInstance): string[][] {
   return v.endpoints.map((e) => {
-    const verdict = e.verdict === 'works' ? c.green('works') : e.verdict === 'fails' ? c.red(`fails at ${e.failsAt}`) : e.verdict === 'not ready' ? c.yellow('not ready') : c.dim('unused')
+    const verdict =
+      e.verdict === 'works' ? c.green('works') : e.verdict === 'fails' ? c.red(`fails at ${e.failsAt}`) : e.verdict === 'not ready' ? c.yellow('not ready') : e.verdict === 'unknown' ? c.yellow('unknown') : c.dim('unused')
     const detail = e.verdict === 'works' ? (e.route?.detail ?? 'rules ok (route not looked up)') : (e.reason ?? '')
     return [
       formatOutcome(e.endpoint),

@@ -32,8 +32,9 @@ export interface EndpointVerdict {
   share: number
   /** Share kube-proxy's expected rules send there. */
   expectedShare: number
-  verdict: 'works' | 'fails' | 'not ready' | 'unused'
-  /** The first step that fails (verdict fails or not ready). */
+  /** unknown: a rule dropped it, but the walk skipped matches it cannot evaluate (ipsets, ...) that may have decided first. */
+  verdict: 'works' | 'fails' | 'not ready' | 'unused' | 'unknown'
+  /** The first step that fails (verdict fails or not ready; unknown: the step that cannot be decided). */
   failsAt?: FailStep
   /** Why, in words (the rule, the route, the condition). */
   reason?: string
@@ -42,7 +43,8 @@ export interface EndpointVerdict {
 }
 
 export interface VerdictSummary {
-  verdict: 'works' | 'partly broken' | 'broken'
+  /** unknown: no endpoint fails for sure, but some cannot be decided (see their reasons). */
+  verdict: 'works' | 'partly broken' | 'broken' | 'unknown'
   /** Endpoints that work / endpoints that should (ready, or reached). */
   working: number
   total: number
@@ -162,6 +164,7 @@ export function endpointVerdicts(input: VerdictInput): VerdictSummary {
   const keys = [...new Set([...input.endpoints.map((e) => e.key), ...actual.keys(), ...expected.keys()])]
   const notes: string[] = []
   if (!input.routes) notes.push('route lookups left out: the node\'s routes are not known (live: the ip-route artifact; offline: --routes FILE)')
+  const undecided = input.actual.notes.filter((n) => n.endsWith('treated as not matching'))
   const out: EndpointVerdict[] = []
   for (const key of keys) {
     const e = known.get(key)
@@ -204,6 +207,11 @@ export function endpointVerdicts(input: VerdictInput): VerdictSummary {
       const b = a.dropped[0]!
       const last = b.path[b.path.length - 1]
       fail('rule', `${b.verdict === 'REJECT' ? 'rejected' : 'dropped'}${a.droppedShare < a.share - 1e-9 ? ` in ${pct(a.droppedShare / a.share)} of its connections` : ''} by ${last ? stepText(last) : `the ${b.policy ?? ''} policy`.replace('  ', ' ')}`)
+      if (undecided.length > 0) {
+        // No false verdicts: a rule the walk could not evaluate (an ipset, say) may have accepted the packet first.
+        v.verdict = 'unknown'
+        v.reason += `; but ${undecided.length === 1 ? 'a rule match' : `${undecided.length} rule matches`} could not be evaluated (${undecided[0]}), so a rule before it may accept the packet`
+      }
       continue
     }
     if (input.routes) {
@@ -224,10 +232,12 @@ export function endpointVerdicts(input: VerdictInput): VerdictSummary {
   const counted = out.filter((v) => v.verdict !== 'unused' && v.verdict !== 'not ready')
   const working = counted.filter((v) => v.verdict === 'works').length
   const total = counted.length
+  const failing = counted.filter((v) => v.verdict === 'fails').length
   const blocked = input.actual.branches.find((b) => b.dnat === undefined && (b.verdict === 'DROP' || b.verdict === 'REJECT'))
   const last = blocked?.path[blocked.path.length - 1]
   const blockedBy = blocked ? `${blocked.verdict === 'REJECT' ? 'rejected' : 'dropped'} by ${last ? stepText(last) : `the ${blocked.policy ?? 'chain'} policy`}${blocked.probability < 1 - 1e-9 ? ` (${pct(blocked.probability)} of connections)` : ''}` : undefined
-  const verdict = total > 0 && working === total && !blocked ? 'works' : working === 0 ? 'broken' : 'partly broken'
+  const verdict =
+    total > 0 && working === total && !blocked ? 'works' : failing === 0 && !blocked && total > working ? 'unknown' : working === 0 ? 'broken' : 'partly broken'
   return {verdict, working, total, endpoints: out, notes, ...(blockedBy !== undefined ? {blockedBy} : {})}
 }
 

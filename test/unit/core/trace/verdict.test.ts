@@ -120,4 +120,17 @@ describe('endpointVerdicts', () => {
     ])
     assert.equal(w.endpoints[1]!.reason, '100.0% of connections are not DNATed: they keep the Service address 172.30.0.11, which no endpoint holds')
   })
+
+  it('a DROP reached only because an ipset match could not be evaluated is unknown, not a failure', () => {
+    // The profile's accept rule now matches an ipset of allowed sources: the walk cannot evaluate -m set.
+    const withSet = (save: string) => save.replace('"cali:pro-accept" -j MARK', '"cali:pro-accept" -m set --match-set cali40s:allowed src -j MARK')
+    const v = verdicts('healthy-ipip', 'pod/shop/api-a', withSet)
+    assert.equal(v.verdict, 'unknown')
+    assert.deepEqual(table(v).map((r) => r.slice(0, 3)), [
+      ['10.244.1.5:53', 'unknown', 'rule'],
+      ['10.244.2.10:53', 'unknown', 'rule'],
+      ['10.244.2.11:53', 'not ready', 'not ready'],
+    ])
+    assert.match(v.endpoints[0]!.reason!, /^dropped by filter cali-fw-cali2222222222b #6: .*"Drop if no profiles matched" -j DROP; but a rule match could not be evaluated \(unknown match -m set \(in filter cali-pro-kns\.default\) is treated as not matching\), so a rule before it may accept the packet$/)
+  })
 })
