@@ -3,7 +3,6 @@
 // the same data. Pure: view in, string out; colour only when asked.
 import {escapeJsonControls} from './terminal-safe.js'
 import {Chalk, type ChalkInstance} from 'chalk'
-import Table from 'cli-table3'
 import {stringify} from 'yaml'
 import {
   compareOutcomes,
@@ -14,7 +13,10 @@ import {
   type TraceResult,
   type TraceStep,
 } from '../core/trace/iptables-trace.js'
-import {BORDERLESS, VIEW_API_VERSION} from './table-style.js'
+import type {ServiceTarget} from '../core/trace/destination.js'
+import type {VerdictSummary} from '../core/trace/verdict.js'
+import {borderlessTable} from './layout.js'
+import {VIEW_API_VERSION} from './table-style.js'
 
 export type TraceFormat = 'table' | 'json' | 'yaml'
 
@@ -26,6 +28,14 @@ export interface TraceView {
   actual: {source: string; result: TraceResult}
   expected: {source: string; result: TraceResult}
   comparison: TraceComparison
+  /** The pod the packet comes from, when it is one. */
+  sourcePod?: {namespace: string; name: string; node?: string}
+  /** The Service port the destination reaches, when there is one. */
+  service?: ServiceTarget
+  /** Where the node's routes came from (route lookups), when known. */
+  routesSource?: string
+  /** Per endpoint: rules, route, readiness (trace; the dashboard's Service view has none). */
+  verdicts?: VerdictSummary
 }
 
 export interface TraceRenderOptions {
@@ -45,6 +55,9 @@ export function renderTrace(view: TraceView, format: TraceFormat, options: Trace
       node: view.node,
       packet: view.packet,
       origin: view.origin,
+      ...(view.sourcePod ? {sourcePod: view.sourcePod} : {}),
+      ...(view.service ? {service: view.service} : {}),
+      ...(view.verdicts ? {verdict: view.verdicts.verdict, ...(view.verdicts.blockedBy ? {blockedBy: view.verdicts.blockedBy} : {}), endpoints: view.verdicts.endpoints, ...(view.routesSource ? {routesSource: view.routesSource} : {}), verdictNotes: view.verdicts.notes} : {}),
       actual: {source: view.actual.source, ...view.actual.result},
       expected: {source: view.expected.source, ...view.expected.result},
       comparison: view.comparison,
@@ -96,28 +109,16 @@ function verdictText(b: TraceBranch): string {
 function stepText(s: TraceStep): string {
   const body = s.rule.startsWith(`-A ${s.chain} `) ? s.rule.slice(s.chain.length + 4) : s.rule
   const prob = s.probability !== undefined ? ` [taken with p=${s.probability.toFixed(4)}]` : ''
-  const assumed = s.assumptions ? s.assumptions.map((a) => `\n    (assumed: ${a})`).join('') : ''
+  const assumed = s.assumptions ? s.assumptions.map((a) => `\n  (assumed: ${a})`).join('') : ''
   return `${s.table} ${s.chain} #${s.ruleIndex + 1}: ${body}${prob}${assumed}`
 }
 
-function outcomeSummary(r: TraceResult, key: string, c: ChalkInstance, missingColor: (s: string) => string): string {
+function outcomeCells(r: TraceResult, key: string, c: ChalkInstance, absent: (s: string) => string): string[] {
   const p = r.endpoints[key]
-  if (p === undefined) return missingColor('—')
-  const masq = key === 'DROP' || key === 'REJECT' ? '' : `, masquerade ${masqWord((r.masqueraded[key] ?? 0) / p)}`
+  if (p === undefined) return [absent('—'), '', '']
+  const masq = key === 'DROP' || key === 'REJECT' ? '-' : masqWord((r.masqueraded[key] ?? 0) / p)
   const verdicts = [...new Set(r.branches.filter((b) => b.outcome === key).map(verdictText))].join(' / ')
-  const label = key === 'DROP' || key === 'REJECT' ? c.red(key) : formatOutcome(key)
-  return `${label}  ${formatPercent(p)}${masq}, filter: ${verdicts}`
-}
-
-function pathsFor(r: TraceResult, key: string, c: ChalkInstance): string {
-  const branches = r.branches.filter((b) => b.outcome === key)
-  if (branches.length === 0) return c.dim('—')
-  return branches
-    .map((b, i) => {
-      const head = branches.length > 1 ? [c.bold(`branch ${i + 1} (${formatPercent(b.probability)})`)] : []
-      return [...head, ...b.path.map(stepText)].join('\n')
-    })
-    .join('\n')
+  return [formatPercent(p), masq, key === 'DROP' || key === 'REJECT' ? c.red(verdicts) : verdicts]
 }
 
 function samePaths(a: TraceResult, b: TraceResult, key: string): boolean {
@@ -125,43 +126,76 @@ function samePaths(a: TraceResult, b: TraceResult, key: string): boolean {
   return texts(a) === texts(b) && a.branches.some((x) => x.outcome === key)
 }
 
+function verdictLine(v: VerdictSummary): string {
+  if (v.total === 0) return `broken: no endpoint receives connections${v.blockedBy ? ` (${v.blockedBy})` : ''}`
+  if (v.blockedBy !== undefined) return `${v.verdict}: ${v.working} of ${v.total} endpoints work; ${v.blockedBy}`
+  if (v.verdict === 'unknown') return `unknown: ${v.working} of ${v.total} endpoints work, the others cannot be decided from the rules`
+  return v.verdict === 'works' ? `works: ${v.working} of ${v.total} endpoints` : `${v.verdict}: ${v.working} of ${v.total} endpoints work`
+}
+
+function endpointRows(v: VerdictSummary, c: ChalkInstance): string[][] {
+  return v.endpoints.map((e) => {
+    const verdict =
+      e.verdict === 'works' ? c.green('works') : e.verdict === 'fails' ? c.red(`fails at ${e.failsAt}`) : e.verdict === 'not ready' ? c.yellow('not ready') : e.verdict === 'unknown' ? c.yellow('unknown') : c.dim('unused')
+    const detail = e.verdict === 'works' ? (e.route?.detail ?? 'rules ok (route not looked up)') : (e.reason ?? '')
+    return [
+      formatOutcome(e.endpoint),
+      e.pod ?? '-',
+      e.node ?? '-',
+      e.ready === undefined ? '-' : e.ready ? 'yes' : 'no',
+      formatPercent(e.share),
+      verdict,
+      detail,
+    ]
+  })
+}
+
+function pathLines(r: TraceResult, key: string, c: ChalkInstance): string[] {
+  const branches = r.branches.filter((b) => b.outcome === key)
+  return branches.flatMap((b, i) => [
+    ...(branches.length > 1 ? [`  ${c.bold(`branch ${i + 1} (${formatPercent(b.probability)})`)}`] : []),
+    ...b.path.map((s) => `    ${stepText(s).replace(/\n/g, '\n    ')}`),
+  ])
+}
+
+// Linear in the output (render/layout.ts): cli-table3's width computation cost seconds on a few hundred rule lines.
 function renderTable(view: TraceView, options: TraceRenderOptions): string {
   const c = new Chalk({level: options.color ? 1 : 0})
   const {actual, expected, comparison} = view
   const keys = [...new Set([...Object.keys(expected.result.endpoints), ...Object.keys(actual.result.endpoints)])].sort(compareOutcomes)
-  const labelWidth = 18
-  const colWidth = options.width ? Math.max(30, Math.floor((options.width - labelWidth - 4) / 2)) : undefined
-  const table = new Table({
-    chars: BORDERLESS,
-    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
-    ...(colWidth ? {colWidths: [labelWidth, colWidth, colWidth], wordWrap: true} : {}),
-  })
-  table.push(['', c.bold(`actual: ${actual.source}`), c.bold(`expected: ${expected.source}`)])
+  const svc = view.service ? ` (Service ${view.service.namespace}/${view.service.name}${view.service.portName ? ` port ${view.service.portName}` : ''}, ${view.service.via})` : ''
+  const lines = [`Trace of a new ${view.packet.protocol.toUpperCase()} connection to ${formatDestination(view.packet)}${svc} from ${view.origin}; node ${view.node}`, '']
+  if (view.verdicts) {
+    const v = view.verdicts
+    const head = verdictLine(v)
+    lines.push(v.verdict === 'works' && v.total > 0 ? c.green(head) : c.red(head), '')
+    lines.push(...borderlessTable(['ENDPOINT', 'POD', 'NODE', 'READY', 'SHARE', 'VERDICT', 'WHERE / WHY'], endpointRows(v, c), options.color).map((l) => `  ${l}`.trimEnd()))
+    lines.push('')
+  }
   const missing = (s: string): string => c.red(s)
   const extra = (s: string): string => c.dim(s)
-  table.push([
-    'outcomes',
-    keys.map((k) => outcomeSummary(actual.result, k, c, missing)).join('\n'),
-    keys.map((k) => outcomeSummary(expected.result, k, c, extra)).join('\n'),
+  const outcomeRows = keys.flatMap((k) => [
+    [k === 'DROP' || k === 'REJECT' ? c.red(k) : formatOutcome(k), 'actual', ...outcomeCells(actual.result, k, c, missing)],
+    ['', 'expected', ...outcomeCells(expected.result, k, c, extra)],
   ])
+  lines.push(`Outcomes (actual: ${actual.source}; expected: ${expected.source})`)
+  lines.push(...borderlessTable(['OUTCOME', 'RULES', 'SHARE', 'MASQUERADE', 'FILTER'], outcomeRows, options.color).map((l) => `  ${l}`.trimEnd()))
   for (const k of keys) {
-    const a = pathsFor(actual.result, k, c)
-    const e = pathsFor(expected.result, k, c)
-    // Identical paths are printed once: the differences are what the reader is looking for.
-    table.push([`path → ${formatOutcome(k)}`, a, a === e && samePaths(actual.result, expected.result, k) ? c.dim('(same rules as actual)') : e])
+    const a = pathLines(actual.result, k, c)
+    lines.push('', `Path → ${formatOutcome(k)}, actual:`, ...(a.length > 0 ? a : [`    ${c.dim('— (no branch)')}`]))
+    if (samePaths(actual.result, expected.result, k)) lines.push(`Path → ${formatOutcome(k)}, expected: ${c.dim('the same rules')}`)
+    else {
+      const e = pathLines(expected.result, k, c)
+      lines.push(`Path → ${formatOutcome(k)}, expected:`, ...(e.length > 0 ? e : [`    ${c.dim('— (no branch)')}`]))
+    }
   }
-
-  const lines = [
-    `Trace of a new ${view.packet.protocol.toUpperCase()} connection to ${formatDestination(view.packet)} from ${view.origin}, node ${view.node}`,
-    '',
-    ...table.toString().split('\n').map((l) => l.trimEnd()),
-    '',
-  ]
+  lines.push('')
   const conclusion = traceConclusion(comparison, expected.result)
   lines.push(comparison.same ? c.green(conclusion) : c.red(conclusion))
-  for (const [label, r] of [['actual', actual.result], ['expected', expected.result]] as const) {
-    if (r.notes.length === 0) continue
-    lines.push('', `Notes (${label}):`, ...r.notes.map((n) => `  - ${n}`))
+  const verdictNotes = view.verdicts?.notes ?? []
+  for (const [label, notes] of [['actual', actual.result.notes], ['expected', expected.result.notes], ['routes', verdictNotes]] as const) {
+    if (notes.length === 0) continue
+    lines.push('', `Notes (${label}):`, ...notes.map((n) => `  - ${n}`))
   }
   return lines.join('\n') + '\n'
 }

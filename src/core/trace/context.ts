@@ -45,6 +45,7 @@ export interface Ctx {
   src: Addr | undefined
   srcIsLocalPod: boolean
   podInterface: TraceNode['podInterface']
+  routeDevice: TraceNode['routeDevice']
   family: IpFamily
   local: AddrMatcher[]
   notes: Set<string>

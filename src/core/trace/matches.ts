@@ -1,5 +1,5 @@
 // Whether one rule matches the packet: generic options (-s/-d/-p/-i/-o) and the `-m` matches kube-proxy uses.
-import {type Addr, type AddrMatcher, addrIn, isMulticastAddr, parseAddrMatcher} from '../net/addr.js'
+import {type Addr, type AddrMatcher, addrIn, formatAddr, isMulticastAddr, parseAddrMatcher} from '../net/addr.js'
 import {type ParsedRule, type RuleMatch, optionNegated, optionValue} from '../iptables/rule.js'
 import {type Ctx, type Eval, type State, isLocalAddr} from './context.js'
 import type {TraceProtocol} from './types.js'
@@ -115,6 +115,7 @@ function inInterfaceMatches(ctx: Ctx, pattern: string): {hit: boolean; assumptio
   const hook = ctx.hook
   if (hook === 'OUTPUT' || hook === 'POSTROUTING') return {hit: false}
   if (ctx.packet.from === 'host') return {hit: interfaceMatches(pattern, 'lo')} // looped back to INPUT
+  if (ctx.packet.inInterface !== undefined) return {hit: interfaceMatches(pattern, ctx.packet.inInterface)}
   if (pattern === 'lo') return {hit: false}
   if (ctx.srcIsLocalPod) {
     const pi = ctx.podInterface
@@ -132,6 +133,8 @@ function outInterfaceMatches(ctx: Ctx, pattern: string, st: State): {hit: boolea
   const hook = ctx.hook
   if (hook === 'PREROUTING' || hook === 'INPUT') return {hit: false}
   if (isLocalAddr(ctx, st.dst)) return {hit: interfaceMatches(pattern, 'lo')}
+  const dev = ctx.routeDevice?.(formatAddr(st.dst))
+  if (dev !== undefined) return {hit: interfaceMatches(pattern, dev)}
   return {hit: false, assumption: 'out-interface unknown; taken not to be this one'}
 }
 

@@ -29,6 +29,10 @@ export interface ResolvedOrigin {
   srcIsLocalPod: boolean
   /** How the source was chosen, for the output. */
   description: string
+  /** The interface the packet arrives on (the real link name), when known. */
+  inInterface?: string
+  /** The pod the packet comes from, when it is one. */
+  pod?: {namespace: string; name: string; node?: string}
 }
 
 /**

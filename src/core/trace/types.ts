@@ -13,6 +13,11 @@ export interface TracePacket {
   srcIsLocalPod?: boolean
   /** pod and external traffic enters at nat PREROUTING, host traffic at nat OUTPUT. */
   from: TraceOrigin
+  /**
+   * The interface the packet arrives on (pod and external traffic), as the node names it: `-i` patterns are matched
+   * against it as the kernel does (`cali+` is a prefix). Absent: decided by the node's pod interface or assumption.
+   */
+  inInterface?: string
 }
 
 export interface TraceNode {
@@ -23,6 +28,8 @@ export interface TraceNode {
    * Without it, `-i` matches for local pods are assumed to hold (and noted).
    */
   podInterface?: {bridge: string} | {prefix: string}
+  /** The device the node's route to an address leaves through (one device), when the routes are known: decides `-o`. */
+  routeDevice?: (dst: string) => string | undefined
 }
 
 /** One rule whose target was taken. ruleIndex is 0-based (iptables -L --line-numbers shows ruleIndex + 1). */

@@ -277,6 +277,7 @@ export function traceIptables(dump: IptablesDump | TraceRules, packet: TracePack
     src,
     srcIsLocalPod,
     podInterface: node.podInterface,
+    routeDevice: node.routeDevice,
     family,
     local,
     notes,
