@@ -18,6 +18,7 @@ import type {WhyVerdict} from '../../src/core/why/verdict.js'
 import {NODES} from '../support/calico-dns-builders.js'
 import {podRoute, setupCalicoNode} from '../support/calico-netns.js'
 import {type FakeApiServer, startFakeApiServer} from '../support/fake-apiserver.js'
+import {type FakeKubeProxy, startFakeKubeProxy, withKubeProxyDaemonSet} from '../support/fake-kube-proxy.js'
 import {KUBE_PROXY_CONFIG} from '../support/live-cluster.js'
 import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
 import {DNS_CASES} from '../support/route-dns-cases.js'
@@ -89,11 +90,13 @@ function setupCleanNodeB(ns: PodsNetns, pods: PodsNetns): void {
   ip('route', 'add', NODES['node-a'].block, 'via', NODES['node-a'].ip, 'dev', 'tunl0', 'proto', 'bird', 'onlink')
 }
 
-/** Loads the rules kube-proxy (iptables mode) writes on `node` into its namespace. */
-function loadKubeProxyRules(ns: PodsNetns, c: ClusterSnapshot, node: string): void {
+/** Loads the rules kube-proxy (iptables mode) writes on `node` into its namespace; returns them. */
+function loadKubeProxyRules(ns: PodsNetns, c: ClusterSnapshot, node: string): string {
   const objects = {services: c.services, endpointSlices: c.endpointSlices, nodes: c.nodes, configMaps: c.configMaps, serviceCIDRs: [], daemonSets: c.daemonSets, other: []}
   const render = buildRenderInput(objects, {nodeName: node, kubeProxyConfig: {mode: 'iptables', clusterCIDR: '10.0.0.0/8'}, facts: {nfacct: false, family: 'ipv4'}})
-  ns.exec(['iptables-restore'], serializeSave(generateIptablesRestore(render.input).ruleset))
+  const rules = serializeSave(generateIptablesRestore(render.input).ruleset)
+  ns.exec(['iptables-restore'], rules)
+  return rules
 }
 
 describe('why against live Calico nodes', {skip: sshdSkipReason() ?? netnsSkipReason()}, () => {
@@ -103,6 +106,10 @@ describe('why against live Calico nodes', {skip: sshdSkipReason() ?? netnsSkipRe
   let deleted = ''
   const sshds: Sshd[] = []
   const namespaces: Array<{remove(): void}> = []
+  const kubeProxies: FakeKubeProxy[] = []
+  /** node → the rules kube-proxy programmed, which a restarted kube-proxy (the fake kubelet's onRunning) restores. */
+  const expected = new Map<string, string>()
+  const nodeNs = new Map<string, PodsNetns>()
 
   before(async () => {
     dir = makeTempDir('nd-why-')
@@ -118,7 +125,9 @@ describe('why against live Calico nodes', {skip: sshdSkipReason() ?? netnsSkipRe
       const node = asPodsNetns(ns)
       if (name === 'node-a') setupCalicoNode(node, pods, UNREACHABLE.setup!)
       else setupCleanNodeB(node, pods)
-      loadKubeProxyRules(node, c, name)
+      expected.set(name, loadKubeProxyRules(node, c, name))
+      nodeNs.set(name, node)
+      kubeProxies.push(await startFakeKubeProxy(ns.name, dir))
       if (name === 'node-a') {
         // The KUBE-SVC rule that picks shop/web's endpoint on node-a: without it that endpoint never gets traffic.
         deleted = node.exec(['iptables', '-t', 'nat', '-S']).split('\n').find((l) => l.startsWith('-A KUBE-SVC-') && l.includes('shop/web:p -> 10.244.1.10:80'))!
@@ -132,12 +141,22 @@ describe('why against live Calico nodes', {skip: sshdSkipReason() ?? netnsSkipRe
     }
     sshConfig = join(dir, 'ssh_config')
     writeFileSync(sshConfig, config)
-    const objects = [...c.nodes, ...c.pods, ...c.services, ...c.endpointSlices, ...c.configMaps, ...c.daemonSets, ...c.calico.ipPools, ...c.calico.blockAffinities, ...c.calico.ipamBlocks] as KubeObject[]
+    // kube-proxy runs as the kubeadm DaemonSet (seeded pods, a DaemonSet controller and a kubelet that starts
+    // replacements): `fix kube-proxy` can restart it.
+    const objects = withKubeProxyDaemonSet([...c.nodes, ...c.pods, ...c.services, ...c.endpointSlices, ...c.configMaps, ...c.daemonSets, ...c.calico.ipPools, ...c.calico.blockAffinities, ...c.calico.ipamBlocks] as KubeObject[])
     // The kubelets point pods at kube-dns (KUBELET-016 reads the running config).
     const kubelet = {kubeletconfig: {kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', clusterDomain: 'cluster.local', clusterDNS: ['10.96.0.10']}}
-    api = await startFakeApiServer({objects, configz: {'node-a': kubelet, 'node-b': kubelet}})
+    api = await startFakeApiServer({
+      objects,
+      configz: {'node-a': kubelet, 'node-b': kubelet},
+      daemonSetController: {delayMs: 20},
+      kubelet: {startDelayMs: 200, onRunning: (_pod, node) => void nodeNs.get(node.metadata.name)!.exec(['iptables-restore'], expected.get(node.metadata.name)!)},
+    })
+    const proxyPods = () => api.objects().filter((o) => o.kind === 'Pod' && o.metadata.labels?.['k8s-app'] === 'kube-proxy')
+    for (let i = 0; i < 100 && !proxyPods().every((p) => p.metadata.ownerReferences?.length); i++) await new Promise((r) => setTimeout(r, 20))
   })
   after(async () => {
+    await Promise.all(kubeProxies.map((k) => k.stop()))
     await Promise.all(sshds.map((s) => s.stop().catch(() => undefined)))
     for (const n of namespaces) n.remove()
     await api?.close()
@@ -207,5 +226,17 @@ describe('why against live Calico nodes', {skip: sshdSkipReason() ?? netnsSkipRe
     const missing = await cli(['why', 'svc/shop/nope', '--from', 'node-a'])
     assert.equal(missing.exitCode, 2)
     assert.match(missing.stderr, /service "shop\/nope" not found/)
+  })
+
+  // Last: it repairs node-a's rules.
+  it('fix kube-proxy verifies the rules but says shop/web is still broken by the missing route; why then says partly broken', async () => {
+    const r = await cli(['fix', 'kube-proxy', 'node-a', '--yes', '--ready-timeout', '20s', '--verify-timeout', '3s', '--poll-interval', '300ms'])
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.match(r.stderr, /node-a: repaired: /)
+    assert.match(r.stderr, /^node-a: shop\/web is still broken from node-a after the repair: RT-001 no route to node-b's block 10\.244\.2\.0\/26[^\n]*\(see `kubectl node-doctor why svc\/shop\/web --from node-a`\)$/m)
+    const w = await cli(['why', 'svc/shop/web', '--from', 'node-a', '-o', 'json'])
+    const v = JSON.parse(w.stdout) as WhyVerdict
+    assert.equal(v.headline, 'partly broken: 1 of 2 endpoints unreachable from node-a')
+    assert.deepEqual(v.causes.map((c) => c.id), ['RT-001'])
   })
 })
