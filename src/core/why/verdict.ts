@@ -166,7 +166,8 @@ function serviceVerdict(report: Report, index: ServiceIndex, service: string, po
     headline = `partly broken: ${lost.length} of ${total} endpoints unreachable from ${node}`
   } else if (causes.some((c) => c.severity === 'error' || c.severity === 'warning')) {
     verdict = 'partly-broken'
-    headline = `partly broken: ${total} endpoint${total === 1 ? '' : 's'} reachable, but ${causes.length === 1 ? 'a finding affects' : `${causes.length} findings affect`} it`
+    const ids = [...new Set(causes.map((c) => c.id))]
+    headline = `partly broken: ${total === 1 ? 'its endpoint is' : `all ${total} endpoints are`} reachable from ${node}, but ${ids.join(', ')} affect${ids.length === 1 ? 's' : ''} it`
   } else {
     verdict = 'works'
     headline = `works: ${total} of ${total} endpoint${total === 1 ? '' : 's'} reachable from ${node}${base.unknown.length > 0 ? ' (as far as could be checked)' : ''}`

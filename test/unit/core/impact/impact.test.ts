@@ -8,6 +8,9 @@ import {analyzeSnapshots} from '../../../../src/app/analyze.js'
 import {attachImpact, indexServices, parseServiceRef} from '../../../../src/core/impact/index.js'
 import type {Finding} from '../../../../src/core/model/report.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
+import {readFileSync} from 'node:fs'
+import {Ajv2020} from 'ajv/dist/2020.js'
+import {renderJson} from '../../../../src/render/json.js'
 import {REPO_ROOT} from '../../../support/golden.js'
 
 const ROOT = join(REPO_ROOT, 'test/fixtures/checks/dns')
@@ -35,6 +38,9 @@ describe('impact of route findings', () => {
       ],
       pods: ['kube-system/coredns-b', 'shop/web-b'],
     })
+    // The JSON report with impact validates against schemas/report.schema.json.
+    const validate = new Ajv2020({allErrors: true, strict: true}).compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/report.schema.json'), 'utf8')))
+    assert.ok(validate(JSON.parse(renderJson(report))), JSON.stringify(validate.errors))
     // Only findings that break something carry an impact.
     assert.deepEqual(report.findings.filter((f) => f.impact !== undefined).map((f) => f.id), ['RT-001'])
   })

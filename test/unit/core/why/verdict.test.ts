@@ -126,3 +126,25 @@ describe('why dns and why pod', () => {
     assert.equal(whyVerdict(report, cluster, {kind: 'pod', pod: 'shop/web-a'}, 'node-a').verdict, 'works')
   })
 })
+
+describe('why with stale conntrack entries', () => {
+  it('kube-dns is partly broken for the clients holding them, naming CT-001 and its fix', async () => {
+    const {cluster, report} = await analysed('healthy-routed')
+    const ct: Finding = {
+      id: 'CT-001',
+      node: 'node-a',
+      area: 'conntrack',
+      severity: 'error',
+      message: '1 UDP conntrack entry for kube-system/kube-dns (10.96.0.10:53/udp) still goes to 10.244.3.3, which is no longer an endpoint',
+      subject: {kind: 'Service', name: 'kube-dns', namespace: 'kube-system'},
+      evidence: ['udp 17 29 src=10.244.1.10 dst=10.96.0.10 sport=40000 dport=53 src=10.244.3.3 dst=10.244.1.10 sport=53 dport=40000 mark=0 use=1'],
+      remedy: 'On node-a: `conntrack -D -p udp --orig-dst 10.96.0.10 --reply-src 10.244.3.3`, or `kubectl node-doctor fix conntrack node-a --service kube-system/kube-dns`.',
+      group: 'kube-system/kube-dns:dns',
+    }
+    const withCt = buildReport({metadata: META, nodes: report.nodes, results: report.results, findings: attachImpact(cluster, [...report.findings, ct])})
+    const v = whyVerdict(withCt, cluster, {kind: 'dns'}, 'node-a')
+    assert.equal(v.verdict, 'partly-broken')
+    assert.equal(v.headline, 'partly broken: all 2 endpoints are reachable from node-a, but CT-001 affects it')
+    assert.equal(v.next, 'kubectl node-doctor fix conntrack node-a --service kube-system/kube-dns')
+  })
+})
