@@ -106,8 +106,11 @@ function ruleImpact(f: Finding, index: ServiceIndex): FindingImpact | undefined 
   if (breaksEveryService(f)) return {summary: 'every Service from this node (its hook into the Service rules is missing)', services: [], all: true}
   const hit = viewOf(f.group, index)
   if (!hit || hit.view.endpoints.length === 0) return undefined
+  // A port's endpoints as kube-proxy pairs them (slices carrying its name); the finding may name some of them.
+  const ofPort = hit.port === undefined ? undefined : hit.view.portEndpoints.get(hit.view.ports.find((p) => p.name === hit.port || String(p.port) === hit.port)?.name ?? hit.port)
   const named = namedEndpoints(f, hit.view)
-  const lost = named.length > 0 ? named : hit.view.endpoints.map((e) => e.ip)
+  const lost = named.length > 0 ? named : (ofPort ?? hit.view.endpoints.map((e) => e.ip))
+  if (lost.length === 0) return undefined
   return withSummary({services: [{service: hit.view.name, ...(hit.port !== undefined ? {port: hit.port} : {}), endpoints: lost, total: hit.view.endpoints.length}]}, 0)
 }
 

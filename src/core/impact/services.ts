@@ -21,6 +21,8 @@ export interface ServiceView {
   endpoints: ServiceEndpoint[]
   /** Port names and numbers of the Service (`dns`, `53`), to resolve a `:PORT` given by name or number. */
   ports: Array<{name: string; port: number; protocol: string}>
+  /** Ready endpoint IPs per Service port name, as kube-proxy pairs them: from the slices that carry a port of that name. */
+  portEndpoints: Map<string, string[]>
 }
 
 export interface ServiceIndex {
@@ -59,9 +61,11 @@ export function indexServices(cluster: ClusterSnapshot): ServiceIndex {
   for (const svc of cluster.services) {
     const name = serviceKey(svc)
     const byIp = new Map<string, ServiceEndpoint>()
+    const portEndpoints = new Map<string, string[]>()
     for (const slice of slicesBy.get(name) ?? []) {
       for (const ep of slice.endpoints ?? []) {
         if (!ready(ep)) continue
+        for (const p of slice.ports ?? []) portEndpoints.set(p.name ?? '', [...new Set([...(portEndpoints.get(p.name ?? '') ?? []), ...ep.addresses])].sort())
         const ref = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? `${ep.targetRef.namespace ?? svc.metadata.namespace ?? 'default'}/${ep.targetRef.name}` : undefined
         for (const ip of ep.addresses) {
           if (byIp.has(ip)) continue
@@ -71,7 +75,7 @@ export function indexServices(cluster: ClusterSnapshot): ServiceIndex {
       }
     }
     const ports = (svc.spec.ports ?? []).map((p) => ({name: p.name ?? '', port: p.port, protocol: p.protocol ?? 'TCP'}))
-    services.set(name, {name, service: svc, endpoints: [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip)), ports})
+    services.set(name, {name, service: svc, endpoints: [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip)), ports, portEndpoints})
   }
   return {services, podsByIp}
 }

@@ -149,15 +149,19 @@ function serviceVerdict(report: Report, index: ServiceIndex, service: string, po
   if (port !== undefined && portNames(view, port)!.size === 0) {
     return {...base, verdict: 'broken', headline: `broken: Service ${service} has no port ${port} (ports: ${view.ports.map((p) => p.name || String(p.port)).join(', ')})`, causes: []}
   }
+  // For one port, its endpoints as kube-proxy pairs them (slices carrying that port name); else all of them.
+  const portName = port === undefined ? undefined : view.ports.find((p) => p.name === port || String(p.port) === port)?.name
+  const ips = portName === undefined ? undefined : new Set(view.portEndpoints.get(portName) ?? [])
+  const endpoints = ips === undefined ? view.endpoints : view.endpoints.filter((e) => ips.has(e.ip))
   const j = judgeService(report, view, port, node)
-  const total = view.endpoints.length
-  const lost = view.endpoints.filter((e) => j.lost.has(e.ip)).map((e) => ({ip: e.ip, ...(e.pod ? {pod: e.pod} : {}), ...(e.node ? {node: e.node} : {}), by: [...j.lost.get(e.ip)!].sort()}))
+  const total = endpoints.length
+  const lost = endpoints.filter((e) => j.lost.has(e.ip)).map((e) => ({ip: e.ip, ...(e.pod ? {pod: e.pod} : {}), ...(e.node ? {node: e.node} : {}), by: [...j.lost.get(e.ip)!].sort()}))
   const causes = sortCauses(j.causes)
   let verdict: VerdictKind
   let headline: string
   if (total === 0) {
     verdict = 'broken'
-    headline = `broken: ${service} has no ready endpoints`
+    headline = view.endpoints.length > 0 && port !== undefined ? `broken: no ready endpoint of ${service} serves port ${port} (its EndpointSlices carry no such port)` : `broken: ${service} has no ready endpoints`
   } else if (lost.length === total) {
     verdict = 'broken'
     headline = `broken: ${total === 1 ? 'its only endpoint is' : `all ${total} endpoints are`} unreachable from ${node}`

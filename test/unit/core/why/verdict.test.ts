@@ -81,6 +81,16 @@ describe('why svc', () => {
     assert.deepEqual(other.causes.map((c) => c.id), ['RT-001', 'DNS-004'])
   })
 
+  it('a port counts the endpoints kube-proxy pairs with it: those of slices carrying that port name', async () => {
+    const {cluster, report} = await analysed('healthy-routed')
+    assert.equal(whyVerdict(report, cluster, {kind: 'service', service: 'shop/web', port: 'p'}, 'node-a').verdict, 'works')
+    // The fixture's kube-dns slice carries the port `p`, not the Service's `dns`: kube-proxy has no endpoint for it.
+    assert.equal(
+      whyVerdict(report, cluster, {kind: 'service', service: 'kube-system/kube-dns', port: 'dns'}, 'node-a').headline,
+      'broken: no ready endpoint of kube-system/kube-dns serves port dns (its EndpointSlices carry no such port)',
+    )
+  })
+
   it('an unknown port is broken, naming the ports there are', async () => {
     const {cluster, report} = await analysed('healthy-routed')
     assert.equal(whyVerdict(report, cluster, {kind: 'service', service: 'shop/web', port: 'https'}, 'node-a').headline, 'broken: Service shop/web has no port https (ports: p)')
