@@ -158,3 +158,21 @@ describe('why with stale conntrack entries', () => {
     assert.equal(v.next, 'kubectl node-doctor fix conntrack node-a --service kube-system/kube-dns')
   })
 })
+
+describe('why dns with node-local-dns', () => {
+  it('says the node-local-dns pod on the node is Ready, or that none runs there', async () => {
+    const {cluster, report} = await analysed('healthy-routed')
+    const ds = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {namespace: 'kube-system', name: 'node-local-dns', labels: {'k8s-app': 'node-local-dns'}}}
+    const pod = (node: string, ready: boolean) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {namespace: 'kube-system', name: `node-local-dns-${node}`, labels: {'k8s-app': 'node-local-dns'}},
+      spec: {nodeName: node, hostNetwork: true, containers: [{name: 'node-cache'}]},
+      status: {phase: 'Running', conditions: [{type: 'Ready', status: ready ? 'True' : 'False'}]},
+    })
+    const withLocal = (pods: object[]) => ({...cluster, daemonSets: [...cluster.daemonSets, ds], pods: [...cluster.pods, ...pods]}) as typeof cluster
+    assert.ok(whyVerdict(report, withLocal([pod('node-a', true)]), {kind: 'dns'}, 'node-a').checked.includes('node-local-dns: pod node-local-dns-node-a on node-a is Ready'))
+    const none = whyVerdict(report, withLocal([pod('node-b', true)]), {kind: 'dns'}, 'node-a')
+    assert.ok(none.unknown.includes('node-local-dns runs in the cluster (DaemonSet node-local-dns) but no pod of it runs on node-a: pods whose clusterDNS is its link-local address get no answer'), none.unknown.join('\n'))
+  })
+})
