@@ -16,7 +16,7 @@ import {casesJson, DNS_CASES, ENDPOINT_CASES, type FixtureCase, ROUTE_CASES} fro
 const ROOT = 'test/fixtures/checks'
 const AREAS: Record<FixtureCase['area'], {cases: FixtureCase[]; quiet: string; quietFor?: Record<string, string>}> = {
   routes: {cases: ROUTE_CASES, quiet: 'healthy-ipip', quietFor: {'RT-003': 'healthy-vxlan'}},
-  dns: {cases: DNS_CASES, quiet: 'healthy'},
+  dns: {cases: DNS_CASES, quiet: 'healthy', quietFor: {'DNS-004': 'healthy-routed'}},
   endpoints: {cases: ENDPOINT_CASES, quiet: 'healthy'},
 }
 

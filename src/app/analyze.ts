@@ -6,6 +6,7 @@ import type {Check, ProfileSelection} from '../core/checks/types.js'
 
 export type {ProfileSelection} from '../core/checks/types.js'
 import {RunFacts} from '../core/facts/node-facts.js'
+import {attachImpact} from '../core/impact/impact.js'
 import {type Area, buildReport, type CollectionError, type Report, type ReportMetadata} from '../core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
 
@@ -35,7 +36,8 @@ export function analyzeSnapshots(cluster: ClusterSnapshot, nodes: readonly NodeS
       }
     }),
     results: run.results,
-    findings: run.findings,
+    // Every command that analyses (check, analyze, preflight, dashboard, fix) says what each finding breaks.
+    findings: attachImpact(cluster, run.findings),
     collectionErrors,
   })
 }

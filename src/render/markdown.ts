@@ -76,6 +76,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       out.push(`**${g.severity}** in ${md(g.area)} on ${md(nodeList(g.nodes, 10))}${g.group ? ` · ${md(g.group)}` : ''}`, '')
       out.push(`**Subject:** ${md(formatSubject(g.subject))}`, '')
       out.push(md(g.message), '')
+      if (g.members.every((m) => m.impact !== undefined && m.impact.summary === g.example.impact?.summary)) out.push(`**Breaks:** ${md(g.example.impact!.summary)}`, '')
       out.push(`**Remedy:** ${md(g.remedy)}`, '')
       const ev = g.example.evidence
       if (ev.length > 0) {

@@ -105,7 +105,7 @@ function renderFleet(report: Report, c: ChalkInstance, width: number | undefined
 /** One row per finding group, most severe first, with the nodes it is on. */
 function groupsTable(groups: FindingGroup[], c: ChalkInstance, width: number | undefined, shownNodes?: number): string[] {
   const head = ['SEVERITY', 'CHECK', 'AREA', 'NODES', 'SUBJECT', 'MESSAGE']
-  const rows = groups.map((g) => [`${SEVERITY_SYMBOL[g.severity]} ${g.severity}`, g.id, g.area, nodeList(g.nodes, shownNodes), shortSubject(g.subject), g.message])
+  const rows = groups.map((g) => [`${SEVERITY_SYMBOL[g.severity]} ${g.severity}`, g.id, g.area, nodeList(g.nodes, shownNodes), shortSubject(g.subject), withBreaks(g.message, sameImpact(g.members))])
   const widths = columnWidths([head, ...rows], {3: 1, 4: 1, 5: 3}, width)
   const painted = rows.map((r, i) => {
     const cells = r.map((cell, k) => fit(cell, widths[k]!))
@@ -201,7 +201,7 @@ function findingsTable(findings: Finding[], c: ChalkInstance, width: number | un
     f.id,
     f.area,
     wide ? formatSubject(f.subject) : shortSubject(f.subject),
-    f.message,
+    withBreaks(f.message, f.impact),
     ...(wide ? [evidenceCell(f.evidence), f.remedy] : []),
   ]
   const blocks: Array<{heading?: string; rows: string[][]; severities: Severity[]}> = runs.map((r) => ({
@@ -328,6 +328,17 @@ function collectionSection(report: Report, c: ChalkInstance, width: number | und
     return cells
   })
   return [c.bold('Could not collect'), ...table(head.map((h) => c.bold(h)), painted, widths)]
+}
+
+/** The message with what the finding breaks under it (core/impact). */
+function withBreaks(message: string, impact: Finding['impact']): string {
+  return impact ? `${message}\nbreaks: ${impact.summary}` : message
+}
+
+/** The impact every member of a folded group shares, else none. */
+function sameImpact(members: readonly Finding[]): Finding['impact'] {
+  const first = members[0]?.impact
+  return first && members.every((m) => m.impact?.summary === first.summary) ? first : undefined
 }
 
 function evidenceCell(evidence: string[]): string {

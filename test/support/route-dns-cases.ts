@@ -173,6 +173,21 @@ export const DNS_CASES: FixtureCase[] = [
   },
 ]
 
+// DNS-004: the same Services on a Calico cluster whose node-a routes are captured for real; coredns-b (10.244.2.2)
+// sits in node-b's block 10.244.2.0/26.
+function routedDnsWorld(): ClusterSnapshot {
+  const world = serviceWorld()
+  const calico = calicoCluster({pods: world.pods})
+  return {...world, nodes: calico.nodes, pods: calico.pods, calico: calico.calico}
+}
+const DNS_WORKLOADS = {cali1111111111a: '10.244.1.2', cali2222222222b: '10.244.1.10'}
+const DNS_POD_ROUTES = Object.entries(DNS_WORKLOADS).map(([dev, ip]) => podRoute(ip, dev))
+
+DNS_CASES.push(
+  {area: 'dns', name: 'healthy-routed', node: 'node-a', cluster: routedDnsWorld, setup: {workloads: DNS_WORKLOADS, routes: [BLACKHOLE, ...DNS_POD_ROUTES, IPIP_TO_B]}, fires: []},
+  {area: 'dns', name: 'coredns-unreachable', node: 'node-a', cluster: routedDnsWorld, setup: {workloads: DNS_WORKLOADS, routes: [BLACKHOLE, ...DNS_POD_ROUTES]}, fires: ['DNS-004']},
+)
+
 export const ENDPOINT_CASES: FixtureCase[] = [
   {area: 'endpoints', name: 'healthy', node: 'node-a', cluster: () => serviceWorld(), fires: []},
   {area: 'endpoints', name: 'stale-endpoint', node: 'node-a', cluster: () => serviceWorld({webEps: [...WEB_EPS, {ip: '10.244.1.11', node: 'node-a', pod: 'web-gone'}]}), fires: ['EP-001']},

@@ -11,6 +11,7 @@ import {collectLive} from '../live/collect.js'
 import {checkSelection, type LiveFlags} from '../live/targets.js'
 import {type NodeChecker, type PodRestartDeps, runPodRestart} from '../repair/pod-restart.js'
 import type {RestartTarget} from '../repair/pod-restart-plan.js'
+import {stillBrokenNotes} from './still-broken.js'
 
 export interface PacingFlags {
   'ready-timeout': string
@@ -110,6 +111,12 @@ export async function podRestartFix(
   }
   if (result.decision !== 'applied') return {exitCode: 0}
   for (const r of result.results) env.stderr.write(`${r.node}: ${r.outcome}: ${r.message}\n`)
+  // A verified repair is not a working Service: say what else still breaks the Services it touched (app/fix/still-broken.ts).
+  const repaired = result.results.filter((r) => r.outcome === 'repaired').map((r) => r.node)
+  if (repaired.length > 0) {
+    const notes = await stillBrokenNotes(result.report.findings, repaired, target.areas, liveChecker(flags, command, ctx.version, access, env)).catch((err: Error) => [`could not check the rest of the Service path: ${err.message}`])
+    for (const line of notes) env.stderr.write(`${line}\n`)
+  }
   const failed = result.results.some((r) => r.outcome !== 'repaired' && r.outcome !== 'skipped') && result.exitCode === 0
   return {exitCode: failed ? 1 : result.exitCode, print: {report: result.report, when: 'always'}}
 }

@@ -49,6 +49,31 @@ export interface Finding {
   remedy: string
   /** Groups findings that belong together, e.g. the Service port `ns/name:port` for rule diffs. */
   group?: string
+  /** What the finding breaks for traffic from its node (src/core/impact); absent when it breaks nothing countable. */
+  impact?: FindingImpact
+}
+
+/** The Services and pods a finding cuts off from its node (src/core/impact). */
+export interface FindingImpact {
+  /** For people: `svc kube-system/kube-dns (1 of 2 endpoints), shop/web (1 of 3)`, or `all forwarded traffic ...`. */
+  summary: string
+  /** Each Service (`ns/name`, with `port` when only one port is hit) with the endpoint IPs lost and how many it has. */
+  services: ImpactedService[]
+  /** Pods (`ns/name`) whose IPs are unreachable from the node because of it. */
+  pods?: string[]
+  /** Everything the node forwards (IP forwarding off, FORWARD dropping): every Service's endpoints, not a list. */
+  all?: boolean
+  /** With `all`: only this family's traffic (IPv6 forwarding off on a dual-stack node). */
+  family?: 'ipv4' | 'ipv6'
+}
+
+export interface ImpactedService {
+  service: string
+  port?: string
+  /** The ready endpoint IPs lost (all of them when the whole Service port is hit). */
+  endpoints: string[]
+  /** The Service's ready endpoint IPs in all. */
+  total: number
 }
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped'

@@ -18,6 +18,7 @@ import {
   slicesOf,
 } from './endpoints.js'
 import {isPodReady, matchesSelector, podHealthProblem, podIps} from './pods.js'
+import {DNS_ENDPOINT_UNREACHABLE, runDnsReachability} from './reachability.js'
 import {DNS_ENDPOINTS_MISMATCH, DNS_NO_READY_ENDPOINTS, DNS_POD_UNHEALTHY, EP_MISSING, EP_STALE} from './specs.js'
 
 const KUBE_SYSTEM = 'kube-system'
@@ -179,11 +180,12 @@ function runEndpoints(kind: EndpointIssue['kind']) {
   }
 }
 
-/** DNS-001..003 (area dns) and EP-001..002 (area endpoints). */
+/** DNS-001..004 (area dns) and EP-001..002 (area endpoints). */
 export const DNS_CHECKS: readonly Check[] = [
   {spec: DNS_NO_READY_ENDPOINTS, run: runNoReadyEndpoints},
   {spec: DNS_POD_UNHEALTHY, run: runPodUnhealthy},
   {spec: DNS_ENDPOINTS_MISMATCH, run: runDnsMismatch},
+  {spec: DNS_ENDPOINT_UNREACHABLE, run: (ctx) => runDnsReachability(ctx, findDnsService)},
   {spec: EP_STALE, run: runEndpoints('stale')},
   {spec: EP_MISSING, run: runEndpoints('missing')},
 ]

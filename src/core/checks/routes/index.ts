@@ -28,7 +28,7 @@ import {
 import {runVpcPodRoutes} from './vpc.js'
 
 /** Set when block routing is not Calico's on this node, with the reason RT-001..004 skip. */
-type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]; blockRoutingElsewhere?: string} | {ok: false; reason: string}
+export type Analysis = {ok: true; model: CalicoModel; problems: RouteProblem[]; blockRoutingElsewhere?: string} | {ok: false; reason: string}
 
 // Overlay devices of CNIs that route pod blocks instead of Calico (Canal: Calico for pod veths and policy,
 // flannel for the blocks).
@@ -36,8 +36,8 @@ const FOREIGN_BLOCK_ROUTERS = ['flannel.1', 'flannel-wg', 'flannel-v6.1']
 
 const ROUTE_ANALYSIS = factKey<Analysis>('calico route analysis')
 
-/** Built once per node and kept on its facts: RT-001..006 share it. */
-function analysis(ctx: CheckContext): Analysis {
+/** Built once per node and kept on its facts: RT-001..006 share it (and DNS-004). */
+export function analysis(ctx: CheckContext): Analysis {
   return factsOf(ctx).derive(ROUTE_ANALYSIS, analyze)
 }
 
