@@ -13,6 +13,7 @@ const BENCHES: Array<{name: string; what: string; needsRoot?: boolean}> = [
   {name: 'proxier-ipvs', what: 'IPVS mode: render + diff (ipvsadm, ipsets, kube-ipvs0, iptables) for 10,000 Services x 10 endpoints'},
   {name: 'fleet-merge', what: '1,000 node snapshots: analyze + group + render (target < 5 s, < 1 GiB)'},
   {name: 'agent-scale', what: 'check --in-cluster, CLI side, against the test API server with 1,000 and 5,000 fake nodes: API requests per node, wall time'},
+  {name: 'render-layout', what: 'table layout: a 55 KB rule wrapped, 20,000 rows, the wrapped rule as one cell (target well under 1 s each)'},
   {name: 'trace', what: 'trace on a ~240-line iptables-save: the trace, the table render share (target < 10 %) and the built CLI end to end (target < 1 s)'},
   {name: 'ssh-fleet', what: '50 sshd nodes, concurrency 16: check --all vs OpenSSH running the same commands, side by side (target <= 1.2x), and vs the `ssh true` floor', needsRoot: true},
 ]

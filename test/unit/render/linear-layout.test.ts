@@ -60,19 +60,15 @@ describe('linear renderers', () => {
     )
   })
 
-  it('a 55 KB rule wraps, and 20k rows lay out, in well under a second each', () => {
+  // Their time is measured by the benchmark (BENCH=render-layout npm run bench), not here.
+  it('a 55 KB rule wraps within the width, 20k rows lay out one line each, the wrapped rule stays one cell', () => {
     const rule = Array.from({length: 10_000}, (_, i) => `--opt${i}`).join(' ')
-    let t0 = Date.now()
     const lines = wrapLines(rule, 80)
-    assert.ok(Date.now() - t0 < 1000, `wrap ${Date.now() - t0} ms`)
     assert.ok(lines.every((l) => l.length <= 80))
+    assert.equal(lines.join(' '), rule, 'wrapping loses and adds no word')
     const rows = Array.from({length: 20_000}, (_, i) => [`eth${i % 4}`, `10.${i >> 8}.${i & 255}.0/24`, 'unicast', '10.0.0.1'])
-    t0 = Date.now()
     assert.equal(layoutColumns(['DEV', 'DST', 'TYPE', 'GW'], rows).length, 20_001)
-    assert.ok(Date.now() - t0 < 1000, `layout ${Date.now() - t0} ms`)
-    t0 = Date.now()
-    layoutColumns(['RULE'], [[lines.join('\n')]], {widths: [80]})
-    assert.ok(Date.now() - t0 < 1000)
+    assert.equal(layoutColumns(['RULE'], [[lines.join('\n')]], {widths: [80]}).length, lines.length + 1)
   })
 })
 
