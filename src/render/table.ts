@@ -250,7 +250,7 @@ function severityRuns(findings: readonly Finding[]): Array<{group?: string; find
  * `backquoted command` stays on one line (a longer one overflows rather than break), so what is shown can be copied.
  */
 function findingBlocks(findings: Finding[], c: ChalkInstance, width: number | undefined): string[] {
-  const labels = ['Subject', 'Message', 'Evidence', 'Remedy'] as const
+  const labels = ['Subject', 'Message', 'Breaks', 'Evidence', 'Remedy'] as const
   const labelWidth = Math.max(...labels.map((l) => l.length)) + 3 // `Evidence:` and two spaces
   const pad = INDENT + INDENT
   const valueWidth = width === undefined ? undefined : Math.max(MIN_FLEX_WIDTH, width - pad.length - labelWidth)
@@ -268,6 +268,7 @@ function findingBlocks(findings: Finding[], c: ChalkInstance, width: number | un
       const fields: Array<[(typeof labels)[number], string[]]> = [
         ['Subject', [formatSubject(f.subject)]],
         ['Message', [f.message]],
+        ['Breaks', f.impact ? [f.impact.summary] : []],
         ['Evidence', evidence],
         ['Remedy', [f.remedy]],
       ]

@@ -26,6 +26,15 @@ describe('breaks line', async () => {
     }
   })
 
+  it("wide on a terminal (one block per finding) has a Breaks field in the route finding's block", () => {
+    const out = renderReport(report, 'wide', {color: false, terminal: true, width: 200})
+    const blocks = out.split(/\n(?=\s+✖ error|\s+▲ warning|\s+● info)/)
+    const rt = blocks.find((b) => /\bRT-001\b/.test(b.split('\n')[0] ?? '') || /✖ error\s+RT-001/.test(b))
+    assert.ok(rt, out)
+    assert.match(rt, /Breaks:\s+svc kube-system\/kube-dns \(1 of 2 endpoints\), shop\/web \(1 of 2\); 2 pods/)
+    assert.equal(out.split('\n').filter((l) => l.includes('Breaks:')).length, 1)
+  })
+
   it('markdown gives it its own line', () => {
     assert.match(renderMarkdown(report), /\*\*Breaks:\*\* svc kube-system\/kube-dns \(1 of 2 endpoints\), shop\/web \(1 of 2\); 2 pods/)
   })
