@@ -8,6 +8,7 @@ import {parseContainerdConfig} from '../../parse/containerd-config.js'
 import type {KubeletConfig} from '../../parse/kubelet-config.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
+import {KUBELET_SYSTEMD_STATE_ARTIFACT, parseKubeletSystemdState, pendingRestartCaveat, rejectedFlagStory, type KubeletSystemdState} from './daemon-reload.js'
 import {describeOrigin, diffConfigs, effectiveConfig, kubeletView, type KubeletView, sameValue, show, valueAt} from './view.js'
 
 type Run = (ctx: CheckContext) => CheckOutcome
@@ -60,15 +61,28 @@ function settingCheck(judge: (cfg: KubeletConfig, basis: string, v: KubeletView)
 
 const PER_NODE = new Set(['/logging', '/tlsCipherSuites', '/tlsMinVersion', '/containerRuntimeEndpoint', '/imageServiceEndpoint', '/resolvConf', '/providerID'])
 
+/** `systemctl show kubelet` (NeedDaemonReload, start times), when collected and meaningful. */
+function systemdState(ctx: CheckContext): KubeletSystemdState | undefined {
+  const text = artifactText(ctx.node, KUBELET_SYSTEMD_STATE_ARTIFACT)
+  return text === undefined || text.trim() === '' ? undefined : parseKubeletSystemdState(text)
+}
+
+/** Flags in the kubelet's files that this kubelet version rejects at start (KUBELET-019's). */
+function rejectedFlags(v: KubeletView): string[] {
+  if (!v.flags.ok) return []
+  return v.flags.value.issues.filter((i) => i.severity === 'error' && i.code === 'removed-flag').map((i) => i.message.split(':')[0] ?? i.code)
+}
+
 export const notRestarted: Run = (ctx) => {
   const v = kubeletView(ctx)
   if (!v.next.ok) return {status: 'skipped', reason: v.next.reason}
   if (!v.running.ok) return {status: 'skipped', reason: v.running.reason}
   const disk = v.next.value
   const running = v.running.value
+  const caveat = pendingRestartCaveat(rejectedFlags(v), systemdState(ctx))
   return outcome(
     diffConfigs(disk, running).map((d) => ({
-      message: `${d.path}: the files give ${show(d.a)} but the running kubelet has ${show(d.b)}; the kubelet was not restarted since the change, or something overrides the files`,
+      message: `${d.path}: the files give ${show(d.a)} but the running kubelet has ${show(d.b)}; the kubelet was not restarted since the change, or something overrides the files${caveat ? `; ${caveat}` : ''}`,
       subject: CONFIG_SUBJECT(d.path),
       evidence: [`on disk: ${d.path}: ${show(d.a)} (${describeOrigin(disk, d.ptr)})`, `running: ${d.path}: ${show(d.b)} (/configz)`],
     })),
@@ -402,13 +416,23 @@ function flagWhere(o: {source?: string; line?: number} | undefined): string {
   return o?.source ? `${o.source}${o.line === undefined ? '' : `:${o.line}`}` : 'the kubelet command line'
 }
 
+/**
+ * A rejected flag's message told from what runs: a kubelet that answers /configz started before the flag reached its
+ * files, so the hazard is the next (daemon-reload +) restart, not a crash now (daemon-reload.ts).
+ */
+function hazardStory(message: string, flag: string, running: boolean, state: KubeletSystemdState | undefined): string {
+  const m = /^(.*?); this kubelet \(1\.\d+\) exits with "unknown flag: [^"]+"\.( Use .*)$/.exec(message)
+  return m && running ? `${m[1]}; ${rejectedFlagStory([flag], true, state)}.${m[2]}` : message
+}
+
 export const removedFlags: Run = (ctx) => {
   const v = kubeletView(ctx)
   if (!v.flags.ok) return {status: 'skipped', reason: v.flags.reason}
   const fatal = [...v.flags.value.issues].filter((i) => i.severity === 'error' && ['removed-flag', 'invalid-flag-value', 'positional-argument'].includes(i.code))
+  const state = systemdState(ctx)
   return outcome(
     fatal.map((i) => ({
-      message: `${i.message}${v.version === undefined ? ' (the kubelet version is unknown)' : ''}`,
+      message: `${i.code === 'removed-flag' ? hazardStory(i.message, i.message.split(':')[0] ?? i.code, v.running.ok, state) : i.message}${v.version === undefined ? ' (the kubelet version is unknown)' : ''}`,
       subject: {kind: 'flag', name: i.message.split(':')[0] ?? i.code, in: flagWhere(i)},
       evidence: [`${flagWhere(i)} (flags read from ${v.flags.ok ? v.flags.value.source : ''})`],
     })),

@@ -60,3 +60,37 @@ describe('kubelet daemon-reload hazard', () => {
     assert.deepEqual(item?.areas, ['kubelet'])
   })
 })
+
+describe('KUBELET-019 and KUBELET-001 tell the hazard from what runs (removed-flag bundle)', async () => {
+  const {readBundle} = await import('../../../../../src/transports/bundle/bundle.js')
+  const {runChecks} = await import('../../../../../src/core/checks/run.js')
+  const {KUBELET_CHECKS} = await import('../../../../../src/core/checks/kubelet/index.js')
+  const {FIXTURES} = await import('../../../../support/golden.js')
+  const {join} = await import('node:path')
+  const b = await readBundle(join(FIXTURES, 'checks', 'kubelet', 'removed-flag'))
+  // The bundle's kubelet crashed (no /configz); a kubelet still running from before the flag was added answers it.
+  const healthy = await readBundle(join(FIXTURES, 'checks', 'kubelet', 'healthy'))
+  const run = (id: string, systemd?: string, configz = true) => {
+    const node = structuredClone(b.nodes.find((n) => n.node === 'node-a')!)
+    if (systemd !== undefined) node.artifacts['kubelet-systemd-state'] = {id: 'kubelet-systemd-state', source: 'systemctl show kubelet', content: systemd} as never
+    const cluster = structuredClone(b.cluster)
+    if (configz) cluster.configz['node-a'] = healthy.cluster.configz['node-a']!
+    return runChecks([KUBELET_CHECKS.find((c) => c.spec.id === id)!], cluster, [node]).findings
+  }
+
+  it('a kubelet that runs (configz answered) with NeedDaemonReload=yes: the next daemon-reload + restart will fail', () => {
+    const f = run('KUBELET-019', 'NeedDaemonReload=yes\nExecMainStartTimestamp=Tue 2026-11-10 09:12:01 UTC\n')
+    assert.ok(f.length > 0)
+    for (const x of f) {
+      if (!/unknown flag/.test(x.message)) continue
+      assert.match(x.message, /the kubelet runs \(started Tue 2026-11-10 09:12:01 UTC\)/)
+      assert.match(x.message, /NeedDaemonReload=yes.*the next daemon-reload \+ restart will fail because the kubelet exits with "unknown flag: /)
+      assert.doesNotMatch(x.message, /this kubelet \(1\.\d+\) exits with/)
+    }
+  })
+
+  it('without /configz the kubelet may not be running: the story stays "exits at start"', () => {
+    const f = run('KUBELET-019', 'NeedDaemonReload=yes\n', false)
+    assert.ok(f.some((x) => /this kubelet \(1\.\d+\) exits with "unknown flag/.test(x.message)), f.map((x) => x.message).join('\n'))
+  })
+})
