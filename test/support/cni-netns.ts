@@ -52,8 +52,11 @@ export function setupCniNode(ns: Netns, pods: Netns, s: CniNodeSetup): void {
     ip('addr', 'add', s.bridge, 'dev', 'cni0')
     for (const podIp of s.bridgePods ?? []) {
       const host = `veth${n.toString(16).padStart(8, '0')}`
-      ip('link', 'add', host, 'address', mac(n), 'type', 'veth', 'peer', 'name', `eth${n}`, 'address', mac(n + 64), 'netns', pods.name)
+      // As the bridge plugin makes them under flannel: the veth at flannel's MTU (subnet.env FLANNEL_MTU, the
+      // overlay's), and hairpin on (flannel delegates hairpinMode: true).
+      ip('link', 'add', host, 'mtu', '1450', 'address', mac(n), 'type', 'veth', 'peer', 'name', `eth${n}`, 'mtu', '1450', 'address', mac(n + 64), 'netns', pods.name)
       ip('link', 'set', host, 'master', 'cni0', 'up')
+      ip('link', 'set', host, 'type', 'bridge_slave', 'hairpin', 'on')
       pods.exec(['ip', 'link', 'set', `eth${n}`, 'up'])
       pods.exec(['ip', 'addr', 'add', `${podIp}/32`, 'dev', `eth${n}`])
       n++
