@@ -100,7 +100,8 @@ describe('check / collect / analyze against live nodes', {skip: liveClusterSkipR
     const kl = await c.cli(['kubelet', 'show', 'node-a', '-o', 'json'])
     // The namespace "node" has no kubelet files: only the API's /configz answers, which the fake serves.
     assert.equal(kl.exitCode, 0, kl.stderr)
-    assert.match(kl.stderr, /\/var\/lib\/kubelet\/config\.yaml does not exist on the node/)
+    assert.match(kl.stderr, /\(collection item kubelet-config\): exit code 1: no kubelet config file: no kubelet process names one and none of .*\/var\/lib\/kubelet\/config\.yaml exists/)
+    assert.doesNotMatch(kl.stderr, /sh -c/, 'scripts are named by their collection item, not printed')
   })
 
   it('show views read a node live: routes show NODE runs `ip route` on that node', async () => {

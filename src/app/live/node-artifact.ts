@@ -30,8 +30,13 @@ export async function readArtifact(id: string, file: string | undefined, node: s
   if (!item) throw new BugError(`no collection plan item "${id}"`)
   const {snap} = await collectOneNode(node, [item], flags, env)
   const artifact = snap.artifacts[id]!
-  if (artifact.error !== undefined) throw new ArtifactUnavailableError(`${node}: ${item.description} (${artifact.source}): ${artifact.error}`)
-  return {text: artifact.content, source: `${node}:${artifact.source}`}
+  if (artifact.error !== undefined) throw new ArtifactUnavailableError(`${node}: ${item.description} (${sourceLabel(item, artifact.source)}): ${artifact.error}`)
+  return {text: artifact.content, source: `${node}:${sourceLabel(item, artifact.source)}`}
+}
+
+/** The command to name in messages: itself, or for a plan item's sh script (pages long) the item id docs/bundle.md describes. */
+function sourceLabel(item: PlanItem, source: string): string {
+  return item.argv[0] === 'sh' && item.argv[1] === '-c' ? `collection item ${item.id}` : source
 }
 
 /** Looks the node up through the API and runs `items` on it over one transport, closed again before returning. */
@@ -86,8 +91,8 @@ export async function readNodeArtifacts(node: string, ids: readonly string[], fl
   const missing: string[] = []
   for (const item of items) {
     const a = snap.artifacts[item.id]!
-    if (a.error !== undefined) missing.push(`${item.description} (${a.source}): ${a.error}`)
-    else texts.push({name: `${node}:${a.source}`, text: a.content})
+    if (a.error !== undefined) missing.push(`${item.description} (${sourceLabel(item, a.source)}): ${a.error}`)
+    else texts.push({name: `${node}:${sourceLabel(item, a.source)}`, text: a.content})
   }
   return {texts, missing, client}
 }
