@@ -47,9 +47,9 @@ export default class Trace extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Trace)
-    const [{tracePacket}, {renderTrace}, {environment}] = await Promise.all([import('../app/trace.js'), import('../render/trace.js'), import('../transports/connect.js')])
+    const [{tracePacket}, {renderTrace}, {environmentFor}] = await Promise.all([import('../app/trace.js'), import('../render/trace.js'), import('../transports/environment-for.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
-    const view = await tracePacket(args.node, flags, environment(flags), io)
+    const view = await tracePacket(args.node, flags, await environmentFor(args.node, flags), io)
     const format = flags.output as TraceFormat
     const out = renderTrace(view, format, {color: format === 'table' && this.useColor(flags['no-color']), ...(process.stdout.isTTY ? {width: process.stdout.columns} : {})})
     process.stdout.write(out)

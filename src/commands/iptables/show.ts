@@ -22,8 +22,8 @@ export default showCommand({
     strict: Flags.boolean({summary: 'Read --from-file as iptables-save prints it: no leniency for pasted excerpts or `iptables -S` output.'}),
   },
   async show({node, flags, format, color}) {
-    const [{showIptables}, {environment}, {renderIptablesShowChunks}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/iptables-show.js')])
-    const {value: {dump, analysis, excerpt}, source, warnings} = await showIptables(node, flags['from-file'], flags.family as 'ipv4' | 'ipv6' | undefined, flags, environment(flags), {strict: flags.strict})
+    const [{showIptables}, {environmentFor}, {renderIptablesShowChunks}] = await Promise.all([import('../../app/show.js'), import('../../transports/environment-for.js'), import('../../render/iptables-show.js')])
+    const {value: {dump, analysis, excerpt}, source, warnings} = await showIptables(node, flags['from-file'], flags.family as 'ipv4' | 'ipv6' | undefined, flags, await environmentFor(node, flags), {strict: flags.strict})
     return renderIptablesShowChunks(dump, analysis, format, {color, source, warnings, excerpt, ...(node ? {node} : {})})
   },
 })

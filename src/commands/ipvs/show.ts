@@ -19,8 +19,8 @@ export default showCommand({
     strict: Flags.boolean({summary: 'Read --from-file as the tool prints it: no leniency for pasted excerpts.'}),
   },
   async show({node, flags, format, color}) {
-    const [{showIpvs}, {environment}, {renderIpvsShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/ipvs-show.js')])
-    const {value: table, source, warnings} = await showIpvs(node, flags['from-file'], flags, environment(flags), {strict: flags.strict})
+    const [{showIpvs}, {environmentFor}, {renderIpvsShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/environment-for.js'), import('../../render/ipvs-show.js')])
+    const {value: table, source, warnings} = await showIpvs(node, flags['from-file'], flags, await environmentFor(node, flags), {strict: flags.strict})
     return [renderIpvsShow(table, format, {color, source, warnings, ...(node ? {node} : {})})]
   },
 })

@@ -27,8 +27,8 @@ export default showCommand({
     strict: Flags.boolean({summary: 'Read --from-file as the tools print it: no leniency for a cut-off ConfigMap or a fragment without apiVersion/kind.'}),
   },
   async show({node, flags, format, color, note}) {
-    const [{kubeProxyShow}, {environment}, {renderKubeProxyShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/connect.js'), import('../../render/kube-proxy-show.js')])
-    const result = await kubeProxyShow({node, files: flags['from-file'] ?? [], version: flags['kube-proxy-version'], note, strict: flags.strict}, flags, environment(flags))
+    const [{kubeProxyShow}, {environmentFor}, {renderKubeProxyShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/environment-for.js'), import('../../render/kube-proxy-show.js')])
+    const result = await kubeProxyShow({node, files: flags['from-file'] ?? [], version: flags['kube-proxy-version'], note, strict: flags.strict}, flags, await environmentFor(node, flags))
     return [renderKubeProxyShow(result, format, {color, all: flags.all})]
   },
 })

@@ -28,8 +28,8 @@ export default showCommand({
     strict: Flags.boolean({summary: 'Read --from-file as the tools print it: no leniency for a cut-off ConfigMap or a fragment without apiVersion/kind.'}),
   },
   async show({node, flags, format, color, note}) {
-    const [{kubeletShow}, {environment}, {renderKubeletShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/connect.js'), import('../../render/kubelet-show.js')])
-    const result = await kubeletShow({node, files: flags['from-file'] ?? [], version: flags['kubelet-version'], note, strict: flags.strict}, flags, environment(flags))
+    const [{kubeletShow}, {environmentFor}, {renderKubeletShow}] = await Promise.all([import('../../app/config-show.js'), import('../../transports/environment-for.js'), import('../../render/kubelet-show.js')])
+    const result = await kubeletShow({node, files: flags['from-file'] ?? [], version: flags['kubelet-version'], note, strict: flags.strict}, flags, await environmentFor(node, flags))
     return [renderKubeletShow(result, format, {color, all: flags.all})]
   },
 })

@@ -13,8 +13,8 @@ export default showCommand({
   fromFile: Flags.string({summary: 'nft listing to read (- for stdin).', helpValue: 'FILE'}),
   flags: {},
   async show({node, flags, format, color}) {
-    const [{showNft}, {environment}, {renderNftShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/nft-show.js')])
-    const {value: ruleset, source} = await showNft(node, flags['from-file'], flags, environment(flags))
+    const [{showNft}, {environmentFor}, {renderNftShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/environment-for.js'), import('../../render/nft-show.js')])
+    const {value: ruleset, source} = await showNft(node, flags['from-file'], flags, await environmentFor(node, flags))
     return [renderNftShow(ruleset, format, {color, source, ...(node ? {node} : {})})]
   },
 })

@@ -36,9 +36,9 @@ export default class ProxyDiff extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyDiff)
-    const [{diffProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
+    const [{diffProxy}, {environmentFor}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/environment-for.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet, strict: flags.strict}
-    const {report, ruleDiff} = await diffProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io, {toolVersion: this.config.version, command: this.commandLine()})
+    const {report, ruleDiff} = await diffProxy(flags.mode as ProxyMode, args.node, flags, await environmentFor(args.node, flags), io, {toolVersion: this.config.version, command: this.commandLine()})
     // The table views show the rule diff itself above the findings; machine formats carry the findings only.
     const format = flags.json ? 'json' : flags.output
     if (ruleDiff && (format === 'table' || format === 'wide')) {

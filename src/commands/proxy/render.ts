@@ -28,8 +28,8 @@ export default class ProxyRender extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProxyRender)
-    const [{renderProxy}, {environment}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/connect.js')])
+    const [{renderProxy}, {environmentFor}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/environment-for.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
-    process.stdout.write(await renderProxy(flags.mode as ProxyMode, args.node, flags, environment(flags), io))
+    process.stdout.write(await renderProxy(flags.mode as ProxyMode, args.node, flags, await environmentFor(args.node, flags), io))
   }
 }

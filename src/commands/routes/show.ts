@@ -18,8 +18,8 @@ export default showCommand({
     strict: Flags.boolean({summary: 'Read --from-file as the tool prints it: no leniency for pasted excerpts.'}),
   },
   async show({node, flags, format, color}) {
-    const [{showRoutes}, {environment}, {renderRoutesShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/connect.js'), import('../../render/routes-show.js')])
-    const {value: table, source, warnings} = await showRoutes(node, flags['from-file'], flags, environment(flags), {strict: flags.strict})
+    const [{showRoutes}, {environmentFor}, {renderRoutesShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/environment-for.js'), import('../../render/routes-show.js')])
+    const {value: table, source, warnings} = await showRoutes(node, flags['from-file'], flags, await environmentFor(node, flags), {strict: flags.strict})
     return [renderRoutesShow(table, format, {color, source, warnings, ...(node ? {node} : {})})]
   },
 })
