@@ -56,7 +56,8 @@ describe('a Cilium kube-proxy-replacement node, built in namespaces', {skip: lay
     const r = analyzeSnapshots(cluster, [snapshotNow()], {metadata: meta})
     assert.equal(r.nodes[0]?.layout?.summary, 'kubeadm v1.34.2 · Services by Cilium (kube-proxy replacement) · cilium vxlan')
     assert.deepEqual(r.findings.filter((f) => f.severity !== 'info').map((f) => `${f.id} ${f.message}`), [])
-    const kp = r.results.filter((x) => /^(IPT|IPVS|NFT|PROXY|CT)-/.test(x.id))
+    // CT-002/003 (conntrack table fill, insert failures) are the kernel's, whoever implements Services.
+    const kp = r.results.filter((x) => /^(?:(?:IPT|IPVS|NFT|PROXY)-|CT-00[14]$)/.test(x.id))
     assert.ok(kp.length > 0 && kp.every((x) => x.status === 'skipped' && x.reason === REASON), JSON.stringify(kp.filter((x) => x.reason !== REASON)))
     assert.deepEqual(r.results.filter((x) => x.id.startsWith('SVC-')).map((x) => x.status), ['passed', 'passed'])
   })
