@@ -24,7 +24,8 @@ export function serviceLines(detail: ServiceDetail, width: number, color: boolea
   if ('reason' in detail.diff) out.push(c.dim(`  not available: ${detail.diff.reason}`))
   else if (detail.diff.length === 0) out.push(c.green(`  ✔ the node's rules for ${s.name} are what kube-proxy would write`))
   else for (const l of detail.diff) out.push(...wrapIndented(`${l.sign} ${l.text}`, width).map((piece) => c[SIGN_COLOR[l.sign]](piece)))
-  out.push('', c.bold(`PACKET TRACE to ${s.clusterIP}:${s.port}/${s.protocol}`) + c.dim(' from a pod on the node, through the node\'s rules and kube-proxy\'s'))
+  const from = 'reason' in detail.trace ? '' : detail.trace.packet.from === 'pod' ? ' from a pod on the node' : ' from the node itself'
+  out.push('', c.bold(`PACKET TRACE to ${s.clusterIP}:${s.port}/${s.protocol}`) + c.dim(`${from}, through the node's rules and kube-proxy's`))
   if ('reason' in detail.trace) out.push(c.dim(`  not available: ${detail.trace.reason}`))
   else {
     // The conclusion first, so it shows without scrolling; the table below repeats it after the rule paths.

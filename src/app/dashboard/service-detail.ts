@@ -11,7 +11,7 @@ import {buildServicePorts} from '../../core/proxier/service-ports.js'
 import type {TracePacket, TraceRules} from '../../core/trace/iptables-trace.js'
 import {traceSetup} from '../../core/trace/setup.js'
 import type {TraceView} from '../../render/trace.js'
-import {expectedRules, traceThrough} from '../trace.js'
+import {expectedRules, traceSourceContext, traceThrough} from '../trace.js'
 
 /** A Service port of the node's expected rules, for the node view's Service list. */
 export interface ServiceRef {
@@ -108,12 +108,15 @@ export function serviceDetail(cluster: ClusterSnapshot, node: NodeSnapshot, serv
   return {
     service,
     diff: diff.ok ? diffLines(diff.outcome.differences.filter((d) => d.kind === 'missing-builtin-jump' || d.group === service.name)) : {reason: diff.reason},
-    trace: 'reason' in p ? p : traceService(p, node.node, service),
+    trace: 'reason' in p ? p : traceService(p, cluster, node, service),
   }
 }
 
-function traceService(p: Proxier, nodeName: string, service: ServiceRef): TraceView | Unavailable {
-  const setup = traceSetup(p.render, 'pod', {protocol: service.protocol.toLowerCase() as TracePacket['protocol'], dst: service.clusterIP, dport: service.port})
+/** From a running pod on the node (its real address and veth, as `trace` picks one), else from the node itself. */
+function traceService(p: Proxier, cluster: ClusterSnapshot, node: NodeSnapshot, service: ServiceRef): TraceView | Unavailable {
+  const nodeName = node.node
+  const target = {protocol: service.protocol.toLowerCase() as TracePacket['protocol'], dst: service.clusterIP, dport: service.port}
+  const setup = traceSetup(p.render, undefined, target, undefined, traceSourceContext(cluster, node))
   if ('error' in setup) return {reason: setup.error}
   return {...traceThrough(p.render, p.dump, p.expected, setup, `${nodeName}:iptables-save`), node: nodeName}
 }
