@@ -128,16 +128,41 @@ function uplink(ns: Netns, address: string): void {
   ip('route', 'add', 'default', 'via', address.replace(/\.\d+$/, '.1'), 'dev', 'eth0', 'proto', 'dhcp', 'src', address, 'metric', '100')
 }
 
-/** flannel VXLAN as k3s runs it: flannel.1 with this node's .0, cni0 with .1, a route per other node's subnet. */
-function flannelNetwork(ns: Netns, own: string, others: string[]): void {
+/** The VtepMACs the k3s nodes' flannel.1 devices have (and their lease annotations say). */
+const K3S_VTEP: Record<string, string> = {'k3s-1': 'aa:bb:cc:00:00:01', 'k3s-2': 'aa:bb:cc:00:00:02'}
+
+/** The lease annotations flanneld (k3s's embedded one too) writes on its Node (flannel pkg/subnet/kube). */
+function flannelLease(n: Node, vtepMac: string): Node {
+  const ip = n.status!.addresses!.find((a) => a.type === 'InternalIP')!.address
+  const annotations = {
+    'flannel.alpha.coreos.com/backend-data': JSON.stringify({VNI: 1, VtepMAC: vtepMac}),
+    'flannel.alpha.coreos.com/backend-type': 'vxlan',
+    'flannel.alpha.coreos.com/kube-subnet-manager': 'true',
+    'flannel.alpha.coreos.com/public-ip': ip,
+  }
+  return {...n, metadata: {...n.metadata, annotations: {...n.metadata.annotations, ...annotations}}} as Node
+}
+
+/**
+ * flannel VXLAN as k3s runs it: flannel.1 (its VtepMAC) with this node's .0, cni0 with .1, and per other node a
+ * route to its subnet via its .0 onlink, the neighbour entry for that .0 and the FDB entry to its public IP.
+ */
+function flannelNetwork(ns: Netns, own: string, others: string[], vtep?: {own: string; others: Array<{mac: string; ip: string}>}): void {
   const ip = (...a: string[]) => ns.exec(['ip', ...a])
-  ip('link', 'add', 'flannel.1', 'address', mac(3), 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
+  ip('link', 'add', 'flannel.1', 'address', vtep?.own ?? mac(3), 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
   ip('addr', 'add', `${own.replace(/\.\d+\/\d+$/, '.0')}/32`, 'dev', 'flannel.1')
   ip('link', 'set', 'flannel.1', 'up')
   ip('link', 'add', 'cni0', 'address', mac(4), 'type', 'bridge')
   ip('addr', 'add', own.replace(/\.\d+\/(\d+)$/, '.1/$1'), 'dev', 'cni0')
   ip('link', 'set', 'cni0', 'up')
-  for (const o of others) ip('route', 'add', o, 'via', o.replace(/\.\d+\/\d+$/, '.0'), 'dev', 'flannel.1', 'onlink')
+  others.forEach((o, i) => {
+    const gw = o.replace(/\.\d+\/\d+$/, '.0')
+    ip('route', 'add', o, 'via', gw, 'dev', 'flannel.1', 'onlink')
+    const peer = vtep?.others[i]
+    if (!peer) return
+    ip('neigh', 'replace', gw, 'lladdr', peer.mac, 'dev', 'flannel.1', 'nud', 'permanent')
+    ns.exec(['bridge', 'fdb', 'append', peer.mac, 'dev', 'flannel.1', 'dst', peer.ip, 'self', 'permanent'])
+  })
 }
 
 /** kube-proxy's rules for the node, rendered by the embedded proxier from the cluster (what a synced kube-proxy wrote). */
@@ -215,6 +240,8 @@ export interface Layout {
   leftovers?: string
   /** Whether Calico routes pod blocks here (the missing-route fault applies). */
   calicoRoutes?: {remove: string[]}
+  /** flannel VXLAN routes to other nodes' podCIDRs here (the missing-route fault applies: RT-009). */
+  flannelRoutes?: {remove: string[]}
 }
 
 const KUBEADM_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
@@ -346,7 +373,10 @@ const FLANNEL_CONFLIST = '{\n  "name":"cbr0",\n  "cniVersion":"1.0.0",\n  "plugi
 
 function k3s(): Layout {
   const info = {kubeletVersion: 'v1.33.4+k3s1', osImage: 'Debian GNU/Linux 12 (bookworm)'}
-  const nodes = [plainNode('k3s-1', '192.168.0.11', '10.42.0.0/24', {...info, providerID: 'k3s://k3s-1', labels: {'node-role.kubernetes.io/control-plane': 'true'}}), plainNode('k3s-2', '192.168.0.12', '10.42.1.0/24', {...info, providerID: 'k3s://k3s-2'})]
+  const nodes = [
+    flannelLease(plainNode('k3s-1', '192.168.0.11', '10.42.0.0/24', {...info, providerID: 'k3s://k3s-1', labels: {'node-role.kubernetes.io/control-plane': 'true'}}), K3S_VTEP['k3s-1']!),
+    flannelLease(plainNode('k3s-2', '192.168.0.12', '10.42.1.0/24', {...info, providerID: 'k3s://k3s-2'}), K3S_VTEP['k3s-2']!),
+  ]
   return {
     name: 'k3s',
     node: 'k3s-1',
@@ -363,7 +393,7 @@ function k3s(): Layout {
     ],
     network(ns) {
       uplink(ns, '192.168.0.11')
-      flannelNetwork(ns, '10.42.0.0/24', ['10.42.1.0/24'])
+      flannelNetwork(ns, '10.42.0.0/24', ['10.42.1.0/24'], {own: K3S_VTEP['k3s-1']!, others: [{mac: K3S_VTEP['k3s-2']!, ip: '192.168.0.12'}]})
     },
     cluster: () =>
       clusterOf({
@@ -378,6 +408,7 @@ function k3s(): Layout {
     rules: (c) => [kubeProxyRules(c, 'k3s-1', {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode: 'iptables', clusterCIDR: '10.42.0.0/16'}), KUBELET_CHAINS, K3S_FOREIGN_CHAINS],
     kubeProxyMode: 'iptables',
     summary: 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan',
+    flannelRoutes: {remove: ['10.42.1.0/24']},
     owner: 'kube-proxy',
     dnsFile: 'var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf',
     dnsLine: '- 10.43.0.10',
