@@ -31,7 +31,7 @@ import {inFile, UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import type {TraceView} from '../render/trace.js'
 import type {LiveFlags} from './live/targets.js'
-import {describeRender, type ProxierFlagValues, type ProxyIO, resolveProxierInput} from './proxy/input.js'
+import {describeRender, parseInputFile, pastedIptablesDump, type ProxierFlagValues, type ProxyIO, resolveProxierInput} from './proxy/input.js'
 import {checkProxierForm, collectProxierNode} from './proxy/live.js'
 import {ArtifactUnavailableError} from './live/node-artifact.js'
 
@@ -99,7 +99,7 @@ export async function tracePacket(nodeArg: string | undefined, flags: TraceFlagV
     if (family === 'ipv6') throw new UsageError('live traces are IPv4 for now', 'Collect ip6tables-save and trace it with --iptables-save.')
     family = 'ipv4'
     inputs = await liveInputs(nodeArg, flags, env)
-  } else inputs = offlineInputs(flags, env, family)
+  } else inputs = offlineInputs(flags, env, family, io)
   family ??= inputs.render.input.options.family
   const {render, dump} = inputs
   const mode = render.kubeProxyConfig?.mode
@@ -171,21 +171,24 @@ function blocksOf(cluster: ClusterSnapshot): Array<{cidr: string; node?: string}
   return readBlocks(cluster).map((b) => ({cidr: b.cidr.text, ...(b.node !== undefined ? {node: b.node} : {})}))
 }
 
-function offlineInputs(flags: TraceFlagValues, env: Environment, family: 'ipv4' | 'ipv6' | undefined): TraceInputs {
+function offlineInputs(flags: TraceFlagValues, env: Environment, family: 'ipv4' | 'ipv6' | undefined, io: ProxyIO): TraceInputs {
   // The objects are read once and parsed twice: by the proxier input, and here for the Pods and Calico blocks.
   const texts = new Map<string, string>()
   const cached = {readInput: (path: string): string => texts.get(path) ?? (texts.set(path, env.readInput(path)), texts.get(path)!)}
   const file = flags['iptables-save']!
   const source = file === '-' ? '<stdin>' : file
-  const text = env.readInput(file)
-  let dump: IptablesDump
-  try {
-    dump = parseIptablesSave(text)
-    // Without a header or addresses the family is a guess: take the destination's.
-    if (family !== undefined && dump.familySource === 'default' && dump.family !== family) dump = parseIptablesSave(text, {family})
-  } catch (err) {
-    throw inFile(source, err)
-  }
+  // A pasted dump (indented, CRLF, prompts, fences) is read leniently with warnings unless --strict; an excerpt is
+  // refused as for proxy diff: the trace would miss the chains outside it.
+  const dump = parseInputFile(
+    env,
+    file,
+    (text) => {
+      const d = parseIptablesSave(text)
+      // Without a header or addresses the family is a guess: take the destination's.
+      return family !== undefined && d.familySource === 'default' && d.family !== family ? parseIptablesSave(text, {family}) : d
+    },
+    {io, read: pastedIptablesDump(family)},
+  )
   if (family !== undefined && dump.family !== family) {
     throw new UsageError(
       `--to ${flags.to} is ${family} but ${source} is ${dump.family === 'ipv6' ? 'ip6tables-save' : 'iptables-save'} output`,

@@ -41,6 +41,7 @@ export default class Trace extends BaseCommand {
     }),
     'in-interface': Flags.string({summary: 'With --from external or an outside IP: the interface the packet arrives on (default: the interface of the route back to the source).'}),
     output: Flags.string({char: 'o', summary: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table'}),
+    strict: Flags.boolean({summary: 'Read --iptables-save as iptables-save prints it: no leniency for pasted input (indentation, CRLF, prompt lines, fences).'}),
     ...commonFlags,
     ...liveShowFlags,
   }
@@ -48,7 +49,7 @@ export default class Trace extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Trace)
     const [{tracePacket}, {renderTrace}, {environmentFor}] = await Promise.all([import('../app/trace.js'), import('../render/trace.js'), import('../transports/environment-for.js')])
-    const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet}
+    const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet, strict: flags.strict}
     const view = await tracePacket(args.node, flags, await environmentFor(args.node, flags), io)
     const format = flags.output as TraceFormat
     const out = renderTrace(view, format, {color: format === 'table' && this.useColor(flags['no-color']), ...(process.stdout.isTTY ? {width: process.stdout.columns} : {})})

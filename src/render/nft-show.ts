@@ -5,7 +5,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {borderlessTable} from './layout.js'
 import {stringify} from 'yaml'
 import {type KubeProxyNftService, type NftRuleset, type NftTable, kubeProxyTables, summarizeKubeProxyTable} from '../core/parse/nft.js'
-import type {ShowOptions} from './ipvs-show.js'
+import {pastedWarningLines, type ShowOptions} from './ipvs-show.js'
 import type {ShowFormat} from './options.js'
 import {VIEW_API_VERSION} from './table-style.js'
 
@@ -16,10 +16,10 @@ const API_VERSION = VIEW_API_VERSION
 const PER_SERVICE_CHAIN = /^(service|external|local|firewall|cluster|endpoint)-[A-Z0-9]{8}-/
 
 export function renderNftShow(rs: NftRuleset, format: ShowFormat, options: ShowOptions): string {
-  const doc = {apiVersion: API_VERSION, kind: 'NftRuleset', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...rs}
+  const doc = {apiVersion: API_VERSION, kind: 'NftRuleset', ...(options.node ? {node: options.node} : {}), ...(options.source ? {source: options.source} : {}), ...rs, ...(options.warnings ? {warnings: options.warnings} : {})}
   if (format === 'json') return escapeJsonControls(JSON.stringify(doc, null, 2)) + '\n'
   if (format === 'yaml') return stringify(doc, {lineWidth: 0})
-  return renderTables(rs, options)
+  return renderTables(rs, options) + pastedWarningLines(options.warnings, options.source)
 }
 
 /** Rows collected for one table, laid out by borderlessTable (linear; cli-table3 was quadratic). */

@@ -1,4 +1,4 @@
-// `ipvs show` and `routes show --from-file` of pasted input, through the built executable (run `npm run build`
+// `ipvs show`, `routes show` and `nft show --from-file` of pasted input, through the built executable (run `npm run build`
 // first): each fixture in test/fixtures/pasted/{ipvs,routes} gives exit 0, a non-empty view, its warnings after the
 // table (FILE:LINE) and the same in -o json as `warnings` [{line, message}]; --strict reads as before (exit 2).
 import assert from 'node:assert/strict'
@@ -10,6 +10,7 @@ import {runCli} from '../support/run-cli.js'
 const VIEWS = [
   {cmd: ['ipvs', 'show'], dir: 'ipvs', items: 'virtualServers', header: /^VIRTUAL SERVER +SCHEDULER/m},
   {cmd: ['routes', 'show'], dir: 'routes', items: 'routes', header: /^DEVICE +DESTINATION +TYPE/m},
+  {cmd: ['nft', 'show'], dir: 'nft', items: 'tables', header: /^table ip kube-proxy: \d+ chains/m},
 ] as const
 
 describe('show views of pasted input (built CLI)', () => {
@@ -37,7 +38,7 @@ describe('show views of pasted input (built CLI)', () => {
   }
 
   test('a whole listing: no warnings, an empty warnings array in -o json', async () => {
-    for (const [cmd, f] of [[['ipvs', 'show'], 'parse/ipvs/list.txt'], [['routes', 'show'], 'parse/routes/ip-route.txt']] as const) {
+    for (const [cmd, f] of [[['ipvs', 'show'], 'parse/ipvs/list.txt'], [['routes', 'show'], 'parse/routes/ip-route.txt'], [['nft', 'show'], 'parse/nft/list-ruleset.txt']] as const) {
       const r = await runCli([...cmd, '--from-file', fixturePath(f), '-o', 'json'])
       assert.equal(r.exitCode, 0, r.stderr)
       assert.deepEqual((JSON.parse(r.stdout) as {warnings: unknown[]}).warnings, [])

@@ -6,7 +6,7 @@
 // kube-proxy's and Calico's rules loaded with iptables-restore; the API objects come from the test API server.
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -55,6 +55,20 @@ describe('trace (built CLI, files)', () => {
     assert.match(r.stdout, /^works: 3 of 3 endpoints$/m)
     assert.match(r.stdout, /^same endpoints and probabilities as kube-proxy's rules: 10\.0\.1\.2:53 33\.3%, 10\.0\.2\.10:53 33\.3%, 10\.0\.2\.9:53 33\.3%$/m)
     assert.doesNotMatch(r.stdout, /\x1b\[/)
+  })
+
+  it('a dump pasted into a ticket (indented, CRLF, a prompt line) traces the same, with warnings; --strict refuses it', async () => {
+    const pasted = join(dir, 'pasted.txt')
+    const text = readFileSync(clean, 'utf8')
+    writeFileSync(pasted, `root@node-a:~# iptables-save\r\n${text.split('\n').map((l) => (l === '' ? l : `    ${l}`)).join('\r\n')}`)
+    const r = await runCli(['trace', ...OBJECTS, '--iptables-save', pasted, '--to', '172.30.0.10:53/udp', '--from', '10.0.1.7'])
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.match(r.stdout, /^works: 3 of 3 endpoints$/m)
+    assert.match(r.stderr, /warning: .*pasted\.txt:1: shell prompt `root@node-a:~# iptables-save` skipped/)
+    assert.match(r.stderr, /warning: .*pasted\.txt:\d+: common indentation of 4 spaces removed/)
+    const strict = await runCli(['trace', ...OBJECTS, '--iptables-save', pasted, '--to', '172.30.0.10:53/udp', '--strict'])
+    assert.equal(strict.exitCode, 2, strict.stderr)
+    assert.match(strict.stderr, /pasted\.txt/)
   })
 
   it('exit 1 and the missing endpoint when the dump was altered; -o json carries the same result', async () => {

@@ -11,10 +11,12 @@ export default showCommand({
     '<%= config.bin %> nft show --from-file ruleset.json node-a -o json',
   ],
   fromFile: Flags.string({summary: 'nft listing to read (- for stdin).', helpValue: 'FILE'}),
-  flags: {},
+  flags: {
+    strict: Flags.boolean({summary: 'Read --from-file as nft prints it: no leniency for pasted listings (indentation, CRLF, prompt lines, fences).'}),
+  },
   async show({node, flags, format, color}) {
     const [{showNft}, {environmentFor}, {renderNftShow}] = await Promise.all([import('../../app/show.js'), import('../../transports/environment-for.js'), import('../../render/nft-show.js')])
-    const {value: ruleset, source} = await showNft(node, flags['from-file'], flags, await environmentFor(node, flags))
-    return [renderNftShow(ruleset, format, {color, source, ...(node ? {node} : {})})]
+    const {value: ruleset, source, warnings} = await showNft(node, flags['from-file'], flags, await environmentFor(node, flags), {strict: flags.strict})
+    return [renderNftShow(ruleset, format, {color, source, warnings, ...(node ? {node} : {})})]
   },
 })
