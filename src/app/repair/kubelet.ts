@@ -4,7 +4,7 @@
 // audit record either way. Reaches the node only through NodeTransport and the API only through the ports.
 import {planFor} from '../../core/collection/plan.js'
 import {findCheck} from '../../core/checks/registry.js'
-import {DROPIN_HEADER, KUBELET_CONFIG_PATH, kubeletView, sameValue, valueAt} from '../../core/checks/kubelet/view.js'
+import {diffConfigs, DROPIN_HEADER, KUBELET_CONFIG_PATH, kubeletView, sameValue, valueAt} from '../../core/checks/kubelet/view.js'
 import type {CheckContext} from '../../core/checks/types.js'
 import type {AuditActor} from '../../core/model/audit.js'
 import type {Node} from '../../core/model/k8s.js'
@@ -78,6 +78,13 @@ export interface KubeletFixPlan {
   /** Fields that already had the requested value. */
   unchanged: string[]
   notes: string[]
+  /**
+   * Differences between the kubelet's files (after this change) and what the running kubelet has (/configz), other
+   * than the fields this change sets: the restart applies them too (`from` is the running value, `to` the files').
+   * Empty when /configz could not be read (then `pendingUnknown` says why).
+   */
+  pending: SettingChange[]
+  pendingUnknown?: string
   /** Where the kubelet's health is read after the restart; undefined when healthzPort is 0. */
   healthzUrl?: string
   /** Set when --from-finding found nothing to do. */
@@ -231,6 +238,25 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   const plan = basePlan(req.node, nodeObject, version, files, why, notes)
   plan.changes = changes
   plan.unchanged = unchanged
+  // What else the restart applies: the files' other differences from the running kubelet (a change made on disk
+  // earlier and never restarted), so the user is not surprised by a maxPods that also moves.
+  if (changes.length > 0) {
+    const configz = await deps.cluster.getNodeConfigz(req.node).then(
+      (text) => ({text}),
+      (err: unknown) => ({error: (err as Error).message}),
+    )
+    if ('error' in configz) plan.pendingUnknown = `the running configuration (/configz) could not be read: ${configz.error}`
+    else {
+      const running = kubeletView({cluster: {...cluster, configz: {[req.node]: configz.text}}, node: nodeAfter})
+      if (!running.next.ok || !running.running.ok) plan.pendingUnknown = !running.next.ok ? running.next.reason : running.running.ok ? '' : running.running.reason
+      else {
+        const edited = new Set(edits.map((e) => e.ptr))
+        plan.pending = diffConfigs(running.next.value, running.running.value)
+          .filter((d) => !edited.has(d.ptr))
+          .map((d) => ({field: d.path, from: d.b, to: d.a as JsonValue}))
+      }
+    }
+  }
   if (view.next.ok) {
     const port = valueAt(view.next.value, 'healthzPort')
     const bind = valueAt(view.next.value, 'healthzBindAddress')
@@ -243,7 +269,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
 }
 
 function basePlan(node: string, nodeObject: Node, version: string | undefined, files: {configFile: string; source: string; configDir?: string}, why: string[], notes: string[], nothingReason?: string): KubeletFixPlan {
-  const p: KubeletFixPlan = {node, configFile: files.configFile, configFileSource: files.source, why, changes: [], unchanged: [], notes, healthzUrl: 'http://127.0.0.1:10248/healthz'}
+  const p: KubeletFixPlan = {node, configFile: files.configFile, configFileSource: files.source, why, changes: [], unchanged: [], notes, pending: [], healthzUrl: 'http://127.0.0.1:10248/healthz'}
   if (nodeObject.metadata.uid !== undefined) p.nodeUid = nodeObject.metadata.uid
   if (version !== undefined) p.kubeletVersion = version
   if (files.configDir !== undefined) p.configDir = files.configDir
@@ -260,6 +286,10 @@ export function formatKubeletPlan(plan: KubeletFixPlan): string {
   for (const u of plan.unchanged) lines.push(`  already set: ${u}`)
   if (plan.changes.length === 0) return [...lines, '  Nothing to change: every field already has that value.', ''].join('\n')
   for (const c of plan.changes) for (const s of c.settings) lines.push(`  set ${describeSetting(s.field, s.from)} -> ${describeValue(s.to)} in ${c.path}`)
+  if (plan.pending.length > 0) {
+    lines.push(`  the restart also applies ${plan.pending.length} pending difference${plan.pending.length === 1 ? '' : 's'} between the files and the running kubelet (changed on disk, never restarted):`)
+    for (const p of plan.pending) lines.push(`    ${describeSetting(p.field, p.from)} -> ${describeValue(p.to)}`)
+  } else if (plan.pendingUnknown) lines.push(`  note: other pending differences the restart would apply are unknown: ${plan.pendingUnknown}`)
   lines.push('  steps:')
   let n = 1
   for (const c of plan.changes) lines.push(`    ${n++}. back up ${c.path} to ${c.path}.node-doctor-backup-<time>`)

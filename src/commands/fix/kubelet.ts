@@ -28,6 +28,10 @@ export default class FixKubelet extends BaseCommand {
   static override flags = {
     set: Flags.string({summary: 'FIELD=VALUE in KubeletConfiguration names (lists: a,b). Repeatable.', multiple: true, helpGroup: 'REPAIR'}),
     'from-finding': Flags.string({summary: `Apply the remedy of this check id (${Object.keys(AUTOMATED_KUBELET_REMEDIES).join(', ')}).`, helpGroup: 'REPAIR'}),
+    'apply-pending': Flags.boolean({
+      summary: 'With --yes: also apply the differences between the files and the running kubelet that the restart would apply (listed in the plan); without it --yes refuses when there are any.',
+      helpGroup: 'REPAIR',
+    }),
     'wait-timeout': Flags.string({summary: 'How long to wait for the kubelet to be healthy and the node Ready after a restart.', default: '2m', helpGroup: 'REPAIR'}),
     ...fixFlags,
     ...transportFlags,
@@ -45,7 +49,7 @@ export default class FixKubelet extends BaseCommand {
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
     const [{fixKubelet}, {environment}] = await Promise.all([import('../../app/fix/node-repairs.js'), import('../../transports/connect.js')])
-    const outcome = await fixKubelet({node: args.node, set: edits, fromFinding: flags['from-finding'], waitTimeoutMs}, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
+    const outcome = await fixKubelet({node: args.node, set: edits, fromFinding: flags['from-finding'], waitTimeoutMs, applyPending: flags['apply-pending']}, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
     this.emitNodeRepair(args.node, outcome, flags)
   }
 }

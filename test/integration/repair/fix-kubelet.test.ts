@@ -5,6 +5,10 @@ import assert from 'node:assert/strict'
 import {chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {after, afterEach, before, describe, it} from 'node:test'
+import {collectNode} from '../../../src/app/collect-node.js'
+import {kubeletView} from '../../../src/core/checks/kubelet/view.js'
+import {planFor} from '../../../src/core/collection/plan.js'
+import {emptyClusterSnapshot} from '../../../src/core/model/snapshot.js'
 import {applyKubeletFix, formatKubeletPlan, type KubeletFixDeps, planKubeletFix} from '../../../src/app/repair/kubelet.js'
 import {parseSetArg} from '../../../src/app/repair/kubelet-edit.js'
 import {RepairFailedError} from '../../../src/app/repair/errors.js'
@@ -39,10 +43,12 @@ describe('fix kubelet on a real node', {skip: netnsSkipReason()}, () => {
   let node: KubeletNode | undefined
   let transport: SshTransport | undefined
   let n = 0
+  // The running kubelet's /configz by node (read at request time): what the kubelet started with.
+  const configz: Record<string, unknown> = {}
 
   before(async () => {
     const kubeDns = service('kube-system', 'kube-dns', '10.96.0.10', 53, {'k8s-app': 'kube-dns'})
-    api = await startFakeApiServer({objects: [nodeObject('192.0.2.1'), kubeDns], configz: {}})
+    api = await startFakeApiServer({objects: [nodeObject('192.0.2.1'), kubeDns], configz})
     client = new KubeClusterClient(loadKubeConfig({kubeconfig: api.kubeconfigPath}, {}, tmp.path('home')))
   })
   after(async () => {
@@ -50,6 +56,7 @@ describe('fix kubelet on a real node', {skip: netnsSkipReason()}, () => {
     tmp.cleanup()
   })
   afterEach(async () => {
+    for (const k of Object.keys(configz)) delete configz[k]
     await transport?.close()
     await node?.stop()
     transport = undefined
@@ -93,8 +100,35 @@ describe('fix kubelet on a real node', {skip: netnsSkipReason()}, () => {
   const records = (log: string) => readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditRecord)
   const leftovers = (dir: string) => readdirSync(dir).filter((f) => f.includes('node-doctor-') && !f.includes('node-doctor-backup-'))
 
+  /** /configz as the kubelet reports it after starting from the node's files as they are now (defaulted, flags applied). */
+  async function startedFromFiles(deps: KubeletFixDeps): Promise<Record<string, unknown>> {
+    const snapshot = await collectNode(deps.transport, {plan: planFor(['kubelet']), timeoutMs: 20_000, sudo: false, now: NOW})
+    // The test kubelet's --config is in the node's own directory: read it as the plan reads a config file.
+    snapshot.artifacts['kubelet-config'] = {id: 'kubelet-config', source: node!.configPath, content: `# node-doctor-file: ${node!.configPath}\n${readFileSync(node!.configPath, 'utf8')}`}
+    const nodeObj = (await client.getNode('node-a'))!
+    const view = kubeletView({cluster: {...emptyClusterSnapshot(NOW().toISOString()), nodes: [nodeObj]}, node: snapshot})
+    assert.ok(view.next.ok, view.next.ok ? '' : view.next.reason)
+    return {kubeletconfig: view.next.value.values}
+  }
+
+  it('lists what else the restart applies (the files changed since the kubelet started)', async () => {
+    const {deps} = await setup({config: KUBEADM_CONFIG})
+    configz['node-a'] = await startedFromFiles(deps)
+    // Since the kubelet started, maxPods went to 250 in its file: the restart for clusterDNS would apply that too.
+    writeFileSync(node!.configPath, `${KUBEADM_CONFIG}maxPods: 250\n`)
+    const plan = await planKubeletFix(deps, {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10')]})
+    assert.deepEqual(plan.pending.map((p) => [p.field, p.from, p.to]), [['maxPods', 110, 250]])
+    const text = formatKubeletPlan(plan)
+    assert.match(text, /the restart also applies 1 pending difference between the files and the running kubelet/)
+    assert.match(text, /^ {4}maxPods: 110 -> 250$/m)
+    // Once the kubelet runs with 250 too: nothing pending.
+    configz['node-a'] = await startedFromFiles(deps)
+    assert.deepEqual((await planKubeletFix(deps, {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10')]})).pending, [])
+  })
+
   it('edits config.yaml in place: comments kept, backup, atomic write with the same mode and owner, restart, audit and Event', async () => {
     const {deps, log, progress} = await setup({config: KUBEADM_CONFIG})
+    configz['node-a'] = await startedFromFiles(deps)
     const plan = await planKubeletFix(deps, {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10'), parseSetArg('memorySwap.swapBehavior=LimitedSwap')]})
     assert.equal(plan.configFile, node!.configPath)
     assert.match(plan.configFileSource, /--config in the kubelet unit/)
