@@ -196,5 +196,15 @@ export function beforeAfterReport(before: Report, after: ReadonlyMap<string, Rep
   take(before, () => true, BEFORE_SUFFIX)
   for (const [node, r] of after) take(r, (n) => n === node, AFTER_SUFFIX)
   const annotated: ReportMetadata = {...metadata, annotations: {...metadata.annotations, [STATES_ANNOTATION]: 'before-after'}}
-  return buildReport({metadata: annotated, nodes, findings, results, collectionErrors})
+  const both = buildReport({metadata: annotated, nodes, findings, results, collectionErrors})
+  // The summary is the cluster as it is now, each node once: the `(before)` states are history, kept in nodes/findings.
+  const isBefore = (n: string | undefined) => n !== undefined && n.endsWith(BEFORE_SUFFIX)
+  const now = buildReport({
+    metadata: annotated,
+    nodes: nodes.filter((n) => !isBefore(n.name)),
+    findings: findings.filter((f) => !isBefore(f.node)),
+    results: results.filter((x) => !isBefore(x.node)),
+    collectionErrors: collectionErrors.filter((e) => !isBefore(e.node)),
+  })
+  return {...both, summary: now.summary}
 }

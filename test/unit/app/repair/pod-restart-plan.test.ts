@@ -146,5 +146,9 @@ describe('beforeAfterReport', () => {
       ],
     )
     expectGolden('repair/pod-restart-before-after.txt', renderTable(combined, {color: false, catalog: CATALOG}))
+    // The summary (JSON, exit code) is the cluster now: three nodes, each once; node-a's old findings are history.
+    assert.deepEqual(combined.summary.nodes, {total: 3, healthy: 1, unhealthy: 2, partial: 0, uncollected: 0})
+    assert.deepEqual([combined.summary.findings.error, combined.summary.findings.warning], [1, 1])
+    assert.equal(combined.findings.filter((f) => f.node === 'node-a (before)').length, 1, 'the before state stays in the findings')
   })
 })
