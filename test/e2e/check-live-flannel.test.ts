@@ -4,7 +4,6 @@
 // and FDB entries. node-a lacks the route to node-b's podCIDR (its neighbour and FDB entries are there); node-b is
 // clean. The collection plan's `ip -j neigh show` and `bridge -j fdb show` run over SSH like every other item.
 import assert from 'node:assert/strict'
-import {spawnSync} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -15,25 +14,8 @@ import {flannelCluster, VTEP} from '../support/cni-route-cases.js'
 import {type FakeApiServer, startFakeApiServer} from '../support/fake-apiserver.js'
 import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
 import {runCli} from '../support/run-cli.js'
-import {createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
+import {asPodsNetns, createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
 
-/** The sshd namespace, driven like test/support/netns.ts namespaces (what setupCniNode takes). */
-function asPodsNetns(ns: Netns): PodsNetns {
-  const run = (argv: string[], input?: string) => {
-    const r = spawnSync('ip', ['netns', 'exec', ns.name, ...argv], {input, encoding: 'utf8'})
-    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
-  }
-  return {
-    name: ns.name,
-    run,
-    exec(argv, input) {
-      const r = run(argv, input)
-      if (r.status !== 0) throw new Error(`${argv.join(' ')} in netns ${ns.name} failed (${r.status}): ${r.stderr}`)
-      return r.stdout
-    },
-    destroy: () => ns.remove(),
-  }
-}
 
 // node-a: neighbour and FDB entries for node-b, but no route to 10.244.2.0/24.
 const NODE_A: CniNodeSetup = {

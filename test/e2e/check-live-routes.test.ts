@@ -4,7 +4,6 @@
 // scenario (no route to node-b's block); node-b is its clean mirror image. IP plan: calico-dns-builders.ts; the
 // Node objects keep the plan's addresses and the ssh config gives each node its namespace's veth address.
 import assert from 'node:assert/strict'
-import {spawnSync} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -16,27 +15,10 @@ import {type FakeApiServer, startFakeApiServer} from '../support/fake-apiserver.
 import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
 import {ROUTE_CASES} from '../support/route-dns-cases.js'
 import {runCli} from '../support/run-cli.js'
-import {createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
+import {asPodsNetns, createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
 
 const MISSING = ROUTE_CASES.find((c) => c.name === 'missing-route')!
 
-/** The sshd namespace, driven like test/support/netns.ts namespaces (what setupCalicoNode takes). */
-function asPodsNetns(ns: Netns): PodsNetns {
-  const run = (argv: string[], input?: string) => {
-    const r = spawnSync('ip', ['netns', 'exec', ns.name, ...argv], {input, encoding: 'utf8'})
-    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
-  }
-  return {
-    name: ns.name,
-    run,
-    exec(argv, input) {
-      const r = run(argv, input)
-      if (r.status !== 0) throw new Error(`${argv.join(' ')} in netns ${ns.name} failed (${r.status}): ${r.stderr}`)
-      return r.stdout
-    },
-    destroy: () => ns.remove(),
-  }
-}
 
 /** node-b as Calico programs it: its blackhole, its pod's /32, and IPIP to node-a's block. */
 function setupCleanNodeB(ns: PodsNetns, pods: PodsNetns): void {

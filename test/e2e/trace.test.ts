@@ -5,7 +5,6 @@
 // Live: node-a of that plan is a network namespace with its own sshd, Calico's routes and links (calico-netns.ts),
 // kube-proxy's and Calico's rules loaded with iptables-restore; the API objects come from the test API server.
 import assert from 'node:assert/strict'
-import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -17,7 +16,7 @@ import {fixturePath} from '../support/golden.js'
 import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
 import {ROUTE_CASES} from '../support/route-dns-cases.js'
 import {runCli} from '../support/run-cli.js'
-import {createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
+import {asPodsNetns, createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
 import {calicoFilterRestore, calicoTraceObjects, kubeProxyRules, mergeSave, WORKLOADS} from '../unit/core/trace/calico-plan.js'
 import {renderFixture} from '../unit/core/trace/flow.js'
 
@@ -115,23 +114,6 @@ describe('trace (built CLI, files)', () => {
 
 const HEALTHY = ROUTE_CASES.find((c) => c.name === 'healthy-ipip')!
 
-/** The sshd namespace, driven like test/support/netns.ts namespaces (what setupCalicoNode takes). */
-function asPodsNetns(ns: Netns): PodsNetns {
-  const run = (argv: string[], input?: string) => {
-    const r = spawnSync('ip', ['netns', 'exec', ns.name, ...argv], {input, encoding: 'utf8'})
-    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
-  }
-  return {
-    name: ns.name,
-    run,
-    exec(argv, input) {
-      const r = run(argv, input)
-      if (r.status !== 0) throw new Error(`${argv.join(' ')} in netns ${ns.name} failed (${r.status}): ${r.stderr}`)
-      return r.stdout
-    },
-    destroy: () => ns.remove(),
-  }
-}
 
 describe('trace NODE on a live Calico node', {skip: sshdSkipReason() ?? netnsSkipReason()}, () => {
   let home: string

@@ -5,7 +5,6 @@
 // route to node-b's block (so 10.244.2.10, shop/web's endpoint there, is cut off) and a deleted KUBE-SVC rule (so
 // shop/web's endpoint on node-a, 10.244.1.10, is never picked). node-b is clean. IP plan: calico-dns-builders.ts.
 import assert from 'node:assert/strict'
-import {spawnSync} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -23,7 +22,7 @@ import {KUBE_PROXY_CONFIG} from '../support/live-cluster.js'
 import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
 import {DNS_CASES} from '../support/route-dns-cases.js'
 import {runCli} from '../support/run-cli.js'
-import {createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
+import {asPodsNetns, createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
 
 const UNREACHABLE = DNS_CASES.find((c) => c.name === 'coredns-unreachable')!
 const KUBE_PROXY_IMAGE = 'registry.k8s.io/kube-proxy:v1.33.2'
@@ -47,23 +46,6 @@ function cluster(): ClusterSnapshot {
   return c
 }
 
-/** The sshd namespace, driven like test/support/netns.ts namespaces (what setupCalicoNode takes). */
-function asPodsNetns(ns: Netns): PodsNetns {
-  const run = (argv: string[], input?: string) => {
-    const r = spawnSync('ip', ['netns', 'exec', ns.name, ...argv], {input, encoding: 'utf8'})
-    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
-  }
-  return {
-    name: ns.name,
-    run,
-    exec(argv, input) {
-      const r = run(argv, input)
-      if (r.status !== 0) throw new Error(`${argv.join(' ')} in netns ${ns.name} failed (${r.status}): ${r.stderr}`)
-      return r.stdout
-    },
-    destroy: () => ns.remove(),
-  }
-}
 
 /** node-b as Calico programs it: its blackhole, its pods' /32s (coredns-b, web-b), and IPIP to node-a's block. */
 function setupCleanNodeB(ns: PodsNetns, pods: PodsNetns): void {

@@ -1,13 +1,14 @@
 // Real OpenSSH sshd for tests: one private process per call, on 127.0.0.1 (or inside a network namespace),
 // with host keys and authorized_keys generated per run in a temp dir. Never touches the system sshd.
 // Suites skip with a message when not root or OpenSSH is missing: describe('...', {skip: sshdSkipReason()}, ...).
-import {type ChildProcess, execFileSync, spawn} from 'node:child_process'
+import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import type {SshTarget} from '../../src/transports/ssh/ssh-config.js'
+import type {Netns as PodsNetns} from './netns.js'
 
 export const SSHD = '/usr/sbin/sshd'
 export const SSH_KEYGEN = 'ssh-keygen'
@@ -248,6 +249,24 @@ async function waitFor(cond: () => boolean, timeoutMs: number): Promise<void> {
   while (!cond()) {
     if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`)
     await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/** An sshd namespace driven like test/support/netns.ts namespaces (what setupCalicoNode and setupCniNode take). */
+export function asPodsNetns(ns: Netns): PodsNetns {
+  const run = (argv: string[], input?: string) => {
+    const r = spawnSync('ip', ['netns', 'exec', ns.name, ...argv], {input, encoding: 'utf8'})
+    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
+  }
+  return {
+    name: ns.name,
+    run,
+    exec(argv, input) {
+      const r = run(argv, input)
+      if (r.status !== 0) throw new Error(`${argv.join(' ')} in netns ${ns.name} failed (${r.status}): ${r.stderr}`)
+      return r.stdout
+    },
+    destroy: () => ns.remove(),
   }
 }
 
