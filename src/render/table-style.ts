@@ -92,14 +92,16 @@ export function verdictOf(state: Pick<CurrentState, 'findings' | 'collectionErro
 }
 
 /** A node's state as the table names it: `unhealthy` only when it has findings at or above --fail-on. */
-export type NodeVerdict = 'healthy' | 'unhealthy' | 'warnings' | 'partial' | 'uncollected'
-export const NODE_VERDICTS: readonly NodeVerdict[] = ['healthy', 'unhealthy', 'warnings', 'partial', 'uncollected']
+/** `errors`: errors that do not fail the run (--fail-on none); `warnings`: warnings (and no errors) below --fail-on. */
+export type NodeVerdict = 'healthy' | 'unhealthy' | 'errors' | 'warnings' | 'partial' | 'uncollected'
+export const NODE_VERDICTS: readonly NodeVerdict[] = ['healthy', 'unhealthy', 'errors', 'warnings', 'partial', 'uncollected']
 
 export function nodeVerdict(node: Pick<NodeSummary, 'status' | 'findings'>, failOn: FailOn = 'error'): NodeVerdict {
   if (node.status === 'uncollected') return 'uncollected'
   // The same rule as exitCodeForReport, per node.
   const failing = failOn !== 'none' && (['error', 'warning', 'info'] as const).some((s) => node.findings[s] > 0 && severityAtLeast(s, failOn))
   if (failing) return 'unhealthy'
-  if (node.findings.error + node.findings.warning > 0) return 'warnings'
+  if (node.findings.error > 0) return 'errors'
+  if (node.findings.warning > 0) return 'warnings'
   return node.status === 'partial' ? 'partial' : 'healthy'
 }

@@ -125,7 +125,7 @@ function header(report: Report, c: ChalkInstance, width: number | undefined, fai
   const paint = verdict.tone === 'ok' ? c.green : verdict.tone === 'error' ? c.red : c.yellow
   const perNode = new Map<NodeVerdict, number>()
   for (const n of now.nodes) perNode.set(nodeVerdict(n, failOn), (perNode.get(nodeVerdict(n, failOn)) ?? 0) + 1)
-  const nodes = NODE_VERDICTS.filter((k) => (perNode.get(k) ?? 0) > 0).map((k) => `${perNode.get(k)} ${k === 'warnings' ? 'with warnings' : k}`)
+  const nodes = NODE_VERDICTS.filter((k) => (perNode.get(k) ?? 0) > 0).map((k) => `${perNode.get(k)} ${k === 'warnings' ? 'with warnings' : k === 'errors' ? 'with errors' : k}`)
   const total = now.nodes.length
   const parts = [`${total} ${plural(total, 'node')}${nodes.length > 0 ? `: ${nodes.join(', ')}` : ''}`]
   const counts = countSeverities(now.findings)

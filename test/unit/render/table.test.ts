@@ -179,7 +179,7 @@ describe('headline and node states follow --fail-on (the exit code agrees)', () 
     ['warnings only: yellow WARNINGS, exit 0', ['warning'], 'error', /^▲ WARNINGS {2}2 nodes: 1 healthy, 1 with warnings · findings: 1 warning$/, 0],
     ['warnings with --fail-on warning: UNHEALTHY, exit 1', ['warning'], 'warning', /^✖ UNHEALTHY {2}2 nodes: 1 healthy, 1 unhealthy/, 1],
     ['info only: green HEALTHY, exit 0', ['info'], 'error', /^✔ HEALTHY {2}2 nodes: 2 healthy · findings: 1 info$/, 0],
-    ['errors with --fail-on none: ERRORS, not failing, exit 0', ['error'], 'none', /^▲ ERRORS {2}2 nodes: 1 healthy, 1 with warnings · findings: 1 error · not failing \(--fail-on none\)$/, 0],
+    ['errors with --fail-on none: ERRORS, not failing, exit 0', ['error'], 'none', /^▲ ERRORS {2}2 nodes: 1 healthy, 1 with errors · findings: 1 error · not failing \(--fail-on none\)$/, 0],
   ]
   for (const [name, severities, failOn, expected, exit] of cases) {
     it(name, () => {
