@@ -7,9 +7,9 @@ import {type NftRuleset, parseNft} from '../core/parse/nft.js'
 import {readPastedIptables} from '../core/iptables/pasted.js'
 import {readPastedIpvsadm} from '../core/parse/ipvsadm/pasted.js'
 import {readPastedRoutes} from '../core/parse/routes/pasted.js'
-import {normalisePasted, originalLine, type PastedWarning} from '../core/parse/pasted.js'
+import {parsePasted, type PastedWarning} from '../core/parse/pasted.js'
 import {parseRoutes, type RouteTable} from '../core/parse/routes.js'
-import {ParseError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import {parseArtifact, readArtifact} from './live/node-artifact.js'
 import type {LiveFlags} from './live/targets.js'
@@ -93,16 +93,7 @@ export function showNft(node: string | undefined, file: string | undefined, flag
   const hint = 'Run `nft list ruleset` on the node and pass its output with --from-file FILE (- for stdin).'
   if (options.strict) return show('nft-ruleset', hint, node, file, flags, env, parseNft)
   // A pasted listing (indented, CRLF, prompt lines, fences): read with what was assumed as warnings at the user's lines.
-  const lenient = (text: string): {value: NftRuleset; warnings: PastedWarning[]} => {
-    const norm = normalisePasted(text)
-    try {
-      return {value: parseNft(norm.text), warnings: norm.warnings}
-    } catch (err) {
-      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
-      throw err
-    }
-  }
-  return showLenient('nft-ruleset', hint, node, file, flags, env, lenient, parseNft)
+  return showLenient('nft-ruleset', hint, node, file, flags, env, (text) => parsePasted(text, parseNft), parseNft)
 }
 
 export function showRoutes(node: string | undefined, file: string | undefined, flags: Partial<LiveFlags>, env: Environment, options: ShowOptions = {}): Promise<Shown<RouteTable>> {

@@ -12,7 +12,7 @@ import {readPastedIptables} from '../../core/iptables/pasted.js'
 import type {IptablesDump, IptablesFamily} from '../../core/iptables/save.js'
 import type {IpvsTable} from '../../core/parse/ipvsadm.js'
 import {readPastedIpvsadm} from '../../core/parse/ipvsadm/pasted.js'
-import {normalisePasted, originalLine, type PastedWarning} from '../../core/parse/pasted.js'
+import {parsePasted, type PastedWarning} from '../../core/parse/pasted.js'
 import type {Report} from '../../core/model/report.js'
 import {proxyAssumptionContext} from './report.js'
 
@@ -157,15 +157,7 @@ export function parseInputFile<T>(env: Pick<Environment, 'readInput'>, path: str
 
 /** The generic pasted-input step (CRLF, quoting, prompts, fences, indentation) in front of a strict parser. */
 function genericPasted<T>(parse: (text: string) => T): PastedRead<T> {
-  return (text) => {
-    const norm = normalisePasted(text)
-    try {
-      return {value: parse(norm.text), warnings: norm.warnings}
-    } catch (err) {
-      if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
-      throw err
-    }
-  }
+  return (text) => parsePasted(text, parse)
 }
 
 /**

@@ -222,7 +222,9 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   if (introduced.length > 0) {
     throw new UsageError(`the change would give ${req.node} a kubelet configuration it refuses at start, so nothing was changed:\n  ${introduced.join('\n  ')}`)
   }
-  const view = kubeletView({cluster, node: nodeAfter})
+  // The running configuration, when something changes: what else the restart applies (plan.pending below).
+  const configz = changes.length === 0 ? undefined : await deps.cluster.getNodeConfigz(req.node).then((text) => ({text}), (err: unknown) => ({error: (err as Error).message}))
+  const view = kubeletView({cluster: configz && 'text' in configz ? {...cluster, configz: {[req.node]: configz.text}} : cluster, node: nodeAfter})
   if (view.next.ok) {
     for (const e of edits) {
       const v = getAt(view.next.value.values, e.ptr)
@@ -240,21 +242,15 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   plan.unchanged = unchanged
   // What else the restart applies: the files' other differences from the running kubelet (a change made on disk
   // earlier and never restarted), so the user is not surprised by a maxPods that also moves.
-  if (changes.length > 0) {
-    const configz = await deps.cluster.getNodeConfigz(req.node).then(
-      (text) => ({text}),
-      (err: unknown) => ({error: (err as Error).message}),
-    )
-    if ('error' in configz) plan.pendingUnknown = `the running configuration (/configz) could not be read: ${configz.error}`
+  if (configz && 'error' in configz) plan.pendingUnknown = `the running configuration (/configz) could not be read: ${configz.error}`
+  else if (configz) {
+    if (!view.next.ok) plan.pendingUnknown = view.next.reason
+    else if (!view.running.ok) plan.pendingUnknown = view.running.reason
     else {
-      const running = kubeletView({cluster: {...cluster, configz: {[req.node]: configz.text}}, node: nodeAfter})
-      if (!running.next.ok || !running.running.ok) plan.pendingUnknown = !running.next.ok ? running.next.reason : running.running.ok ? '' : running.running.reason
-      else {
-        const edited = new Set(edits.map((e) => e.ptr))
-        plan.pending = diffConfigs(running.next.value, running.running.value)
-          .filter((d) => !edited.has(d.ptr))
-          .map((d) => ({field: d.path, from: d.b, to: d.a as JsonValue}))
-      }
+      const edited = new Set(edits.map((e) => e.ptr))
+      plan.pending = diffConfigs(view.next.value, view.running.value)
+        .filter((d) => !edited.has(d.ptr))
+        .map((d) => ({field: d.path, from: d.b, to: d.a as JsonValue}))
     }
   }
   if (view.next.ok) {

@@ -3,6 +3,7 @@
 // typed after, a prompt after it and Markdown fences around it. normalisePasted undoes exactly that, by content,
 // keeps a map back to the user's line numbers, and says what it changed. Pure; the offline (`show --from-file`)
 // views run it before their parser; machine-collected artifacts (collect, check) never go through it.
+import {ParseError} from '../../errors.js'
 
 /** Something the reader assumed or skipped, at a line of the user's input (1-based). */
 export interface PastedWarning {
@@ -124,4 +125,18 @@ function describeIndent(prefix: string): string {
 export function originalLine(lineOf: readonly number[], n: number): number {
   if (lineOf.length === 0) return n
   return lineOf[Math.min(Math.max(n, 1), lineOf.length) - 1] as number
+}
+
+/**
+ * A strict parser behind the generic pasted-input step: the text normalised first, a parse error's line mapped back
+ * to the user's line. Returns the value and what normalisePasted changed.
+ */
+export function parsePasted<T>(text: string, parse: (text: string) => T): {value: T; warnings: PastedWarning[]} {
+  const norm = normalisePasted(text)
+  try {
+    return {value: parse(norm.text), warnings: norm.warnings}
+  } catch (err) {
+    if (err instanceof ParseError && err.line !== undefined) throw new ParseError(err.message, originalLine(norm.lineOf, err.line))
+    throw err
+  }
 }
