@@ -2,9 +2,13 @@
 // naming the tool, the command, the context and the kube-proxy version rendered, then the mode's own annotations.
 // The node carries what the expected state assumed (version, mode, configuration, runtime facts, with sources), and
 // a version that is newer than the newest layout or was not found is said as a finding (PROXY-011, PROXY-012).
+// Each finding says what it breaks (core/impact's attachImpact, as `check` and `analyze` do), over the Services and
+// EndpointSlices the rules were rendered from.
 import {objectProblemsOutcome} from '../../core/checks/objects/specs.js'
 import {versionFindings} from '../../core/checks/proxy-mode/version.js'
+import {attachImpact} from '../../core/impact/impact.js'
 import {buildReport, type CheckResult, type Finding, type Report} from '../../core/model/report.js'
+import {type ClusterSnapshot, emptyClusterSnapshot} from '../../core/model/snapshot.js'
 import {type AssumptionContext, assumptionsFor} from '../../core/proxier/assumptions.js'
 import {formatFullKubeProxyVersion, formatKubeProxyVersion} from '../../core/proxier/config.js'
 import type {ObjectProblem} from '../../core/proxier/objects.js'
@@ -46,9 +50,10 @@ export function proxyDiffReport(
   const assumptions = assumptionsFor(render, proxyAssumptionContext(annotations['proxyMode'] ?? 'iptables', meta.context !== undefined, annotations['iptablesBackend']))
   const versionNotes = versionFindings(render.resolution, node)
   const results: CheckResult[] = [...outcome.results, ...[...new Set(versionNotes.map((f) => f.id))].map((id) => ({id, node, area: 'proxy-mode' as const, status: 'failed' as const}))]
+  const generatedAt = new Date().toISOString()
   return buildReport({
     metadata: {
-      generatedAt: new Date().toISOString(),
+      generatedAt,
       tool: {name: 'node-doctor', version: meta.toolVersion},
       command: meta.command,
       ...(meta.context ? {context: meta.context} : {}),
@@ -61,6 +66,14 @@ export function proxyDiffReport(
     },
     nodes: [{name: node, assumptions}],
     results: [...results, ...objects.results],
-    findings: [...outcome.findings, ...versionNotes, ...objects.findings],
+    findings: attachImpact(renderedObjects(render, generatedAt), [...outcome.findings, ...versionNotes, ...objects.findings]),
   })
+}
+
+/**
+ * The objects the rules were rendered from, as the snapshot impact reads: Services and EndpointSlices (a rule
+ * finding's impact is its Service port's endpoints). No pods: they only place route findings, which proxy diff has not.
+ */
+function renderedObjects(render: RenderInput, collectedAt: string): ClusterSnapshot {
+  return {...emptyClusterSnapshot(collectedAt), services: [...render.input.services], endpointSlices: [...render.input.endpointSlices]}
 }
