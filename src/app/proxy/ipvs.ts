@@ -4,7 +4,7 @@
 import {diffIpvsAgainstNode, diffIpvsFamilies, type IpvsDiffOutcome} from '../../core/checks/ipvs/diff.js'
 import {ipvsLiveInput, nodeAddressesFromLinks, parseIpsetOrEmpty, parseIpvsadmOrEmpty} from '../../core/checks/ipvs/live.js'
 import type {IpvsActual} from '../../core/diff/ipvs.js'
-import type {Report} from '../../core/model/report.js'
+import {ipvsDiffByService} from '../../core/diff/ipvs-view.js'
 import {parseIptablesSave} from '../../core/parse/iptables-save.js'
 import {parseLinks} from '../../core/parse/links.js'
 import {type IpvsOptions, ipvsOptionsFromKubeProxyConfig} from '../../core/proxier/ipvs/config.js'
@@ -18,7 +18,7 @@ import {ArtifactUnavailableError} from '../live/node-artifact.js'
 import type {LiveFlags} from '../live/targets.js'
 import {describeRender, type RenderInputWithProblems, parseInputFile, pastedIptablesDump, pastedIpvsTable, renderHeader, type ProxierFlagValues, type ProxyIO, type ProxyMeta, resolveProxierInput, withPastedInput} from './input.js'
 import {collectProxierNode} from './live.js'
-import {proxyDiffReport} from './report.js'
+import {type ProxyDiff, proxyDiffReport} from './report.js'
 
 export const IPVS_DEPRECATION_NOTE =
   'note: IPVS mode is deprecated since kube-proxy v1.35 (KEP-5495) and will be gated off; plan the move to nftables mode (`kubectl node-doctor fix kube-proxy-mode --to nftables`).'
@@ -104,14 +104,14 @@ export interface IpvsDiffFlagValues extends ProxierFlagValues {
   'iptables-save'?: string
 }
 
-/** `proxy diff --mode ipvs`: the Report of the IPVS checks for one node. */
+/** `proxy diff --mode ipvs`: the Report of the IPVS checks for one node, and the differences per virtual server. */
 export async function diffIpvs(
   node: string | undefined,
   flags: IpvsDiffFlagValues & Partial<LiveFlags>,
   env: Environment,
   io: ProxyIO,
   meta: ProxyMeta,
-): Promise<Report> {
+): Promise<ProxyDiff> {
   let r: IpvsRender
   let actual: IpvsActual
   let context: string | undefined
@@ -148,5 +148,6 @@ export async function diffIpvs(
   const dumps = (families ?? [{state: r.state, actual}]).filter((f) => f.actual.iptables).map((f) => (f.state.family === 'ipv6' && families ? 'ip6tables-save' : 'iptables-save'))
   const compared = ['ipvsadm', actual.links && 'ip-addr', actual.ipsets && 'ipset', ...dumps].filter(Boolean).join(',')
   const ipFamily = (families ?? [{state: r.state}]).map((f) => f.state.family).join(',')
-  return withPastedInput({report: proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})}, io).report
+  const report = proxyDiffReport(r.render, outcome, {...meta, context}, {ipFamily, proxyMode: 'ipvs', ipvsScheduler: r.ipvs.scheduler, compared})
+  return withPastedInput({report, ipvsDiff: ipvsDiffByService((families ?? [{state: r.state}]).map((f) => f.state), outcome.differences)}, io)
 }

@@ -6,6 +6,7 @@
 // EndpointSlices the rules were rendered from.
 import {objectProblemsOutcome} from '../../core/checks/objects/specs.js'
 import {versionFindings} from '../../core/checks/proxy-mode/version.js'
+import type {IpvsServiceDiff} from '../../core/diff/ipvs-view.js'
 import {attachImpact} from '../../core/impact/impact.js'
 import {buildReport, type CheckResult, type Finding, type Report} from '../../core/model/report.js'
 import {type ClusterSnapshot, emptyClusterSnapshot} from '../../core/model/snapshot.js'
@@ -16,11 +17,13 @@ import type {RenderInput} from '../../core/proxier/render-input.js'
 import type {DiffLine} from '../dashboard/service-detail.js'
 import type {ProxyMeta} from './input.js'
 
-/** What `proxy diff` answers: the Report, and in iptables and nftables modes the rule diff the table view prints above it. */
+/** What `proxy diff` answers: the Report, and the rule diff the table view prints above it. */
 export interface ProxyDiff {
   report: Report
   /** iptables and nftables modes: the differences as `-`/`+` lines per Service port (empty when the rules match). */
   ruleDiff?: ServiceRuleDiff[]
+  /** IPVS mode: the differences per Service port and virtual server (empty when the node matches). */
+  ipvsDiff?: IpvsServiceDiff[]
 }
 
 /** One Service port's rule differences; `service` absent for those no Service owns (built-in chain jumps). */

@@ -27,11 +27,11 @@ export async function renderProxy(mode: ProxyMode, node: string | undefined, fla
   }
 }
 
-/** `proxy diff --mode MODE (dump files | NODE)`: the Report, and in iptables and nftables modes the rule diff per Service port. */
+/** `proxy diff --mode MODE (dump files | NODE)`: the Report, and the rule diff per Service port. */
 export async function diffProxy(mode: ProxyMode, node: string | undefined, flags: ProxyFlagValues, env: Environment, io: ProxyIO, meta: ProxyMeta): Promise<ProxyDiff> {
   switch (mode) {
     case 'ipvs':
-      return {report: await diffIpvs(node, flags, env, io, meta)}
+      return diffIpvs(node, flags, env, io, meta)
     case 'nftables':
       return diffNftables(node, flags, env, io, meta)
     case 'iptables':

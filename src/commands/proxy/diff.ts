@@ -38,12 +38,13 @@ export default class ProxyDiff extends BaseCommand {
     const {args, flags} = await this.parse(ProxyDiff)
     const [{diffProxy}, {environmentFor}] = await Promise.all([import('../../app/proxy/service.js'), import('../../transports/environment-for.js')])
     const io = {note: (m: string) => this.note(m), verbose: flags.verbose, quiet: flags.quiet, strict: flags.strict}
-    const {report, ruleDiff} = await diffProxy(flags.mode as ProxyMode, args.node, flags, await environmentFor(args.node, flags), io, {toolVersion: this.config.version, command: this.commandLine()})
+    const {report, ruleDiff, ipvsDiff} = await diffProxy(flags.mode as ProxyMode, args.node, flags, await environmentFor(args.node, flags), io, {toolVersion: this.config.version, command: this.commandLine()})
     // The table views show the rule diff itself above the findings; machine formats carry the findings only.
     const format = flags.json ? 'json' : flags.output
-    if (ruleDiff && (format === 'table' || format === 'wide')) {
-      const {renderRuleDiff} = await import('../../render/rule-diff.js')
-      process.stdout.write(renderRuleDiff(ruleDiff, {color: this.useColor(flags['no-color']), node: report.nodes[0]?.name}))
+    if ((ruleDiff || ipvsDiff) && (format === 'table' || format === 'wide')) {
+      const {renderIpvsRuleDiff, renderRuleDiff} = await import('../../render/rule-diff.js')
+      const options = {color: this.useColor(flags['no-color']), node: report.nodes[0]?.name}
+      process.stdout.write(ruleDiff ? renderRuleDiff(ruleDiff, options) : renderIpvsRuleDiff(ipvsDiff!, options))
     }
     await this.emitReport(report, flags)
   }

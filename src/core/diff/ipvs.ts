@@ -57,7 +57,8 @@ export interface IpvsDiffOptions {
 /** Chains whose rule order kube-proxy does not define (appended in service-map order). */
 const UNORDERED = new Set(['filter/KUBE-IPVS-OUT-FILTER'])
 
-function rsKey(address: string, port: number, family: IPFamily): string {
+/** A real server as the diff names it: `10.0.2.9:8080`, `[fd00::9]:8080` (canonical IPv6 text). */
+export function rsKey(address: string, port: number, family: IPFamily): string {
   // ipvsadm and the proxier print IPv4 canonically already; only IPv6 text can differ (zeros, case).
   return family === 'ipv4' ? `${address}:${port}` : formatAddrPort(parseIPSloppy(address)?.text ?? address, port, family)
 }
