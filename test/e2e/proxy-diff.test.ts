@@ -34,6 +34,18 @@ describe('kubectl node-doctor proxy diff (files)', () => {
     assert.doesNotThrow(() => JSON.parse(json.stdout), 'machine output stays one document')
   })
 
+  it('says what each finding breaks, as check does: "breaks:" in the table, impact in -o json', async () => {
+    // node-a lacks default/lb:http's KUBE-SERVICES rule (IPT-003); its stale KUBE-SEP chain (IPT-002, a warning) breaks nothing.
+    const table = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-a', '--iptables-save', dump('node-a')])
+    assert.match(table.stdout, /breaks: svc default\/lb:http \(its only endpoint\)/)
+    const json = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-a', '--iptables-save', dump('node-a'), '-o', 'json'])
+    const findings = (JSON.parse(json.stdout) as Report).findings
+    assert.deepEqual(findings.map((f) => [f.id, f.impact?.services.map((s) => `${s.service}:${s.port} ${s.endpoints.join(',')} of ${s.total}`)]), [
+      ['IPT-003', ['default/lb:http 10.0.2.8 of 1']],
+      ['IPT-002', undefined],
+    ])
+  })
+
   it('reports kube-proxy chains in the other backend with --other-backend-save', async () => {
     const other = fixturePath('checks/proxy-mode/dual-backend/nodes/node-a/iptables-legacy-save.txt')
     const r = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-b', '--iptables-save', dump('node-b'), '--other-backend-save', other, '-o', 'json'])

@@ -57,6 +57,31 @@ describe('kubectl node-doctor proxy render|diff --mode ipvs (files)', () => {
     ])
   })
 
+  it('the table view prints the rule diff per virtual server above the findings, each finding with what it breaks', async () => {
+    const r = await runCli(['proxy', 'diff', '--mode', 'ipvs', ...objects, '--ipvsadm', file('ipvsadm-bad.txt'), '--ip-addr', file('ip-addr.json'), '--ipset', file('ipset-bad.txt'), '-q'])
+    assert.equal(r.exitCode, 1, r.stderr)
+    const diff = r.stdout.slice(0, r.stdout.indexOf('\n\n'))
+    assert.equal(
+      diff,
+      [
+        'Rule diff on node-a  (- expected, missing on the node · + on the node, not expected · ~ order)',
+        '  every Service (not tied to one Service port)',
+        '    + ipset KUBE-CLUSTER-IP 172.30.99.9,tcp:80',
+        '  default/web:http',
+        '    virtual server TCP 172.30.0.10:80 rr',
+        '      - 10.0.2.9:8080 weight 1',
+      ].join('\n'),
+    )
+    assert.ok(r.stdout.indexOf('Rule diff') < r.stdout.indexOf('UNHEALTHY'), 'the diff comes first')
+    assert.match(r.stdout, /breaks: svc default\/web:http \(1 of \d endpoints\)/)
+    const json = await runCli(['proxy', 'diff', '--mode', 'ipvs', ...objects, '--ipvsadm', file('ipvsadm-bad.txt'), '-o', 'json', '-q'])
+    const missing = (JSON.parse(json.stdout) as Report).findings.find((f) => f.id === 'IPVS-003')!
+    assert.deepEqual(missing.impact?.services.map((s) => [s.service, s.port, s.endpoints]), [['default/web', 'http', ['10.0.2.9']]])
+    const clean = await runCli(['proxy', 'diff', '--mode', 'ipvs', ...objects, '--ipvsadm', file('ipvsadm.txt'), '--ip-addr', file('ip-addr.json'), '--ipset', file('ipset.txt'), '-q'])
+    assert.equal(clean.exitCode, 0, clean.stderr)
+    assert.doesNotMatch(clean.stdout, /Rule diff/)
+  })
+
   it('says what is missing or wrong in the input', async () => {
     const none = await runCli(['proxy', 'diff', '--mode', 'ipvs', ...objects])
     assert.equal(none.exitCode, 2)
