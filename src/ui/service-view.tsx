@@ -5,9 +5,8 @@ import {Box} from 'ink'
 import {Text} from './text.js'
 import {wrapLines} from '../render/table.js'
 import {renderTrace, traceConclusion} from '../render/trace.js'
+import {renderDiffLines, RULE_DIFF_LEGEND} from '../render/rule-diff.js'
 import type {ServiceDetail} from '../app/dashboard/service-detail.js'
-
-const SIGN_COLOR = {'-': 'red', '+': 'green', '~': 'yellow', '!': 'yellow'} as const
 
 /** Word-wraps a plain line to `width`, continuation lines indented by `indent`. */
 export function wrapIndented(text: string, width: number, indent = '    '): string[] {
@@ -20,10 +19,10 @@ export function wrapIndented(text: string, width: number, indent = '    '): stri
 export function serviceLines(detail: ServiceDetail, width: number, color: boolean): string[] {
   const c = new Chalk({level: color ? 1 : 0})
   const s = detail.service
-  const out = [c.bold(`RULE DIFF on ${'reason' in detail.trace ? 'this node' : detail.trace.node}`) + c.dim('  (- kube-proxy would write it, the node lacks it; + on the node, not expected)')]
+  const out = [c.bold(`RULE DIFF on ${'reason' in detail.trace ? 'this node' : detail.trace.node}`) + c.dim(`  (${RULE_DIFF_LEGEND})`)]
   if ('reason' in detail.diff) out.push(c.dim(`  not available: ${detail.diff.reason}`))
   else if (detail.diff.length === 0) out.push(c.green(`  ✔ the node's rules for ${s.name} are what kube-proxy would write`))
-  else for (const l of detail.diff) out.push(...wrapIndented(`${l.sign} ${l.text}`, width).map((piece) => c[SIGN_COLOR[l.sign]](piece)))
+  else out.push(...renderDiffLines(detail.diff, {color, wrap: (text) => wrapIndented(text, width)}))
   const from = 'reason' in detail.trace ? '' : detail.trace.packet.from === 'pod' ? ' from a pod on the node' : ' from the node itself'
   out.push('', c.bold(`PACKET TRACE to ${s.clusterIP}:${s.port}/${s.protocol}`) + c.dim(`${from}, through the node's rules and kube-proxy's`))
   if ('reason' in detail.trace) out.push(c.dim(`  not available: ${detail.trace.reason}`))

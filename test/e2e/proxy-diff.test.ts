@@ -23,7 +23,7 @@ describe('kubectl node-doctor proxy diff (files)', () => {
   it('the table view prints the rule diff (-/+ per Service port) above the findings; a clean node has none', async () => {
     const bad = await runCli(['proxy', 'diff', ...objects, ...facts, '--node', 'node-a', '--iptables-save', dump('node-a')])
     assert.equal(bad.exitCode, 1, bad.stderr)
-    assert.match(bad.stdout, /^Rule diff on node-a {2}\(- expected, missing on the node/)
+    assert.match(bad.stdout, /^Rule diff on node-a {2}\(- missing on the node · \+ not expected/)
     assert.match(bad.stdout, /^ {4}- (nat|filter) /m, 'a rule kube-proxy would program that the node lacks')
     assert.match(bad.stdout, /^ {4}\+ (nat|filter) /m, 'a rule the node has that kube-proxy would not')
     assert.ok(bad.stdout.indexOf('Rule diff') < bad.stdout.indexOf('✖ UNHEALTHY'), 'the diff comes first')

@@ -64,7 +64,7 @@ describe('kubectl node-doctor proxy render|diff --mode ipvs (files)', () => {
     assert.equal(
       diff,
       [
-        'Rule diff on node-a  (- expected, missing on the node · + on the node, not expected · ~ order)',
+        'Rule diff on node-a  (- missing on the node · + not expected · ~ order)',
         '  every Service (not tied to one Service port)',
         '    + ipset KUBE-CLUSTER-IP 172.30.99.9,tcp:80',
         '  default/web:http',
