@@ -44,6 +44,10 @@ describe('kubectl node-doctor proxy diff (files)', () => {
       ['IPT-003', ['default/lb:http 10.0.2.8 of 1']],
       ['IPT-002', undefined],
     ])
+    // The same impact `analyze` gives for the example bundle's node-a (the same dump, its objects from the bundle).
+    const analyzed = await runCli(['analyze', `${REPO_ROOT}/examples/bundle`, '--only', 'iptables', '-o', 'json'])
+    const byCheck = (JSON.parse(analyzed.stdout) as Report).findings.filter((f) => f.node === 'node-a')
+    assert.deepEqual(findings.map((f) => [f.id, f.group, f.impact]), byCheck.map((f) => [f.id, f.group, f.impact]))
   })
 
   it('reports kube-proxy chains in the other backend with --other-backend-save', async () => {

@@ -9,7 +9,9 @@ export default class ProxyDiff extends BaseCommand {
     "Regenerates kube-proxy's expected rules from the API objects (as `proxy render` does) and compares them " +
     'semantically with a real iptables-save dump: canonical forms, counters and non-Kubernetes chains ignored, the ' +
     'randomly ordered service lists compared as sets (the KUBE-NODEPORTS jump must still be last). Each difference is ' +
-    'a finding, grouped by Service port; the table views print the differences as -/+ rule lines per Service port above the findings.'
+    'a finding, grouped by Service port, saying what it breaks (the Service port and the endpoints lost, as `check` says it); ' +
+    'the table views print the differences as -/+ rule lines per Service port above the findings (in IPVS mode per virtual ' +
+    'server: its scheduler and real servers, then kube-ipvs0 addresses, ipset members and iptables rules).'
 
   static override examples = [
     'ssh worker-1 sudo iptables-save > worker-1.iptables\n<%= config.bin %> proxy diff --objects objs.yaml --node worker-1 --iptables-save worker-1.iptables',
