@@ -49,6 +49,17 @@ describe('IPVS diff per Service port and virtual server', () => {
     assert.deepEqual(view[5]!.virtualServers[0]!.realServers, [{sign: '-', rs: '10.0.2.5:8080', weight: 1}, {sign: '+', rs: '10.0.2.5:8080', weight: 0}])
   })
 
+  it('a dual-stack node: both families\' states, IPv6 real servers with their expected weight', () => {
+    const v4 = renderIpvsCase('dual-stack', {family: 'ipv4'})
+    const v6 = renderIpvsCase('dual-stack', {family: 'ipv6'})
+    // The IPv6 ClusterIP's virtual server lost one real server, written as ipvsadm writes IPv6 (zeros compressed).
+    const ipvsadm = healthyNodeArtifacts(v6).ipvsadm.replace('-a -t [fd00:172:30::11]:80 -r [fd00:10:0:2::70]:8080 -m -w 1\n', '')
+    const differences = [...diffIpvs(v4, {ipvs: parseIpvsadm(healthyNodeArtifacts(v4).ipvsadm)}), ...diffIpvs(v6, {ipvs: parseIpvsadm(ipvsadm)})]
+    const view = ipvsDiffByService([v4, v6], differences)
+    assert.equal(view.length, 1)
+    assert.deepEqual(view[0]!.virtualServers, [{vs: 'TCP [fd00:172:30::11]:80', scheduler: 'rr', settings: [], realServers: [{sign: '-', rs: '[fd00:10:0:2::70]:8080', weight: 1}]}])
+  })
+
   it('renders -/+ lines per virtual server (golden); nothing when the node matches', () => {
     const view = ipvsDiffByService([state], diffIpvs(state, brokenCategorizeNode()))
     expectGolden('proxier/ipvs/categorize/rule-diff.txt', renderIpvsRuleDiff(view, {color: false, node: 'node-a'}))
