@@ -62,6 +62,9 @@ class MemoryReader implements ClusterReader {
   listCalico(r: CalicoResource) {
     return this.run('listCalico', r, () => [] as KubeObject[])
   }
+  listCiliumNodes() {
+    return this.run('listCiliumNodes', '', () => this.of<KubeObject>('CiliumNode'))
+  }
   getNodeConfigz(node: string) {
     return this.run('getNodeConfigz', node, () => `{"kubeletconfig":{"node":"${node}"}}`)
   }
