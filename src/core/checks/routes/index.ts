@@ -44,8 +44,12 @@ export function analysis(ctx: CheckContext): Analysis {
   return factsOf(ctx).derive(ROUTE_ANALYSIS, analyze)
 }
 
+// Calico's eBPF dataplane routes each Service IP `via 169.254.1.1 dev bpfin.cali` (host-networked NAT; felix
+// bpf_ep_mgr.go setRoute): never a pod route, also when a LoadBalancer IPPool covers the IP.
+const BPF_SERVICE_DEV = 'bpfin.cali'
+
 function mainRoutes(table: RouteTable): Route[] {
-  return table.routes.filter((r) => r.table === 'main')
+  return table.routes.filter((r) => r.table === 'main' && r.dev !== BPF_SERVICE_DEV)
 }
 
 function analyze(facts: NodeFacts): Analysis {

@@ -161,3 +161,43 @@ describe('readCiliumConfig', () => {
     assert.ok(off.ok && !off.localRoute && off.localRouteOff === 'enable-local-node-route=false in cilium-config')
   })
 })
+
+// Calico's eBPF dataplane (FELIX_BPFENABLED / FelixConfiguration bpfEnabled) still programs the same routes as its
+// iptables dataplane (cali* host routes, VXLAN routes, BIRD's IPIP/BGP routes and blackholes), so RT-001..RT-008 apply
+// unchanged. What it adds: with host-networked NAT (the connect-time load-balancing workaround), Felix routes each
+// Service IP `<IP>/32 via 169.254.1.1 dev bpfin.cali` (projectcalico/calico felix/dataplane/linux/bpf_ep_mgr.go
+// setRoute). Those are never pod routes, also when a LoadBalancer IPPool covers the IP.
+describe('Calico eBPF nodes: the Calico route checks judge them as any Calico node', () => {
+  const ROUTES = ['RT-001', 'RT-002', 'RT-003', 'RT-004', 'RT-005', 'RT-006', 'RT-007']
+  const statusOf = (s: Record<string, string>) => Object.fromEntries(ROUTES.map((id) => [id, s[id]]))
+
+  async function calicoBundle(): Promise<{cluster: ClusterSnapshot; node: NodeSnapshot}> {
+    const b = await readBundle(join(FIXTURES, 'checks', 'routes', 'healthy-vxlan'))
+    return {cluster: b.cluster, node: b.nodes[0]!}
+  }
+
+  it("bpfin.cali routes for Service IPs raise nothing, inside a LoadBalancer IPPool or not", async () => {
+    const {cluster, node} = await calicoBundle()
+    const before = run(cluster, node)
+    assert.deepEqual(before.findings, [])
+    const ebpf: ClusterSnapshot = {
+      ...cluster,
+      daemonSets: [
+        ...cluster.daemonSets,
+        {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'calico-node', namespace: 'kube-system'}, spec: {template: {spec: {containers: [{name: 'calico-node', env: [{name: 'FELIX_BPFENABLED', value: 'true'}]}]}}}} as ClusterSnapshot['daemonSets'][number],
+      ],
+      calico: {
+        ...cluster.calico,
+        ipPools: [...cluster.calico.ipPools, {apiVersion: 'crd.projectcalico.org/v1', kind: 'IPPool', metadata: {name: 'lb-pool'}, spec: {cidr: '192.168.100.0/24', allowedUses: ['LoadBalancer'], ipipMode: 'Never', vxlanMode: 'Never'}}],
+      },
+    }
+    const bpfRoutes =
+      'unicast 10.96.0.10 via 169.254.1.1 dev bpfin.cali table main proto 80 scope global \n' +
+      'unicast 10.96.0.1 via 169.254.1.1 dev bpfin.cali table main proto 80 scope global \n' +
+      'unicast 192.168.100.5 via 169.254.1.1 dev bpfin.cali table main proto 80 scope global \n'
+    const after = run(ebpf, editRoutes(node, (t) => t.replace(/^(unicast 10\.244\.1\.5 )/m, `${bpfRoutes}$1`)))
+    assert.deepEqual(after.findings.map((f) => `${f.id} ${f.message}`), [])
+    assert.deepEqual(statusOf(after.status), statusOf(before.status))
+    assert.equal(after.status['RT-013'], 'skipped: not applicable: the CNI here is calico, not Cilium')
+  })
+})
