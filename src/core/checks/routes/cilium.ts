@@ -291,19 +291,27 @@ export function compareCiliumRoutes(model: CiliumModel, routes: readonly Route[]
 
 const routeSubject = (dst: string) => ({kind: 'route', name: dst, in: 'table main'})
 
+/** Who loses traffic to the other node's pods. NOTE: in tunnel mode Cilium's BPF program on the pod's veth encapsulates
+ *  pod-to-pod traffic itself (bpf_lxc redirects to the tunnel device), so only traffic the host stack routes needs the route. */
+function whoIsCutOff(model: CiliumModel, node: string): string {
+  return model.routing.kind === 'tunnel'
+    ? `traffic from this node's host network (host-network pods, node processes) to pods on ${node} follows the default route instead of the tunnel`
+    : `pods here cannot reach pods on ${node}`
+}
+
 function draftFor(p: CiliumProblem, model: CiliumModel): FindingDraft {
   const basis = model.basis
   switch (p.kind) {
     case 'missing-route':
       return {
-        message: `no route to ${p.node.name}'s pod CIDR ${p.cidr.text}: pods here cannot reach pods on ${p.node.name}`,
+        message: `no route to ${p.node.name}'s pod CIDR ${p.cidr.text}: ${whoIsCutOff(model, p.node.name)}`,
         subject: routeSubject(p.cidr.text),
         evidence: [`expected: ${p.expected}`, `pod CIDR of ${p.node.name}: ${p.cidr.text} (${p.node.source})`, basis],
         group: `routes to ${p.node.name}`,
       }
     case 'wrong-route':
       return {
-        message: `the route to ${p.node.name}'s pod CIDR ${p.cidr.text} is wrong: ${p.why}`,
+        message: `the route to ${p.node.name}'s pod CIDR ${p.cidr.text} is wrong: ${p.why}; ${whoIsCutOff(model, p.node.name)}`,
         subject: routeSubject(p.cidr.text),
         evidence: [...p.actual.map((r) => `actual:   ${formatRoute(r)}`), `expected: ${p.expected}`, `pod CIDR of ${p.node.name}: ${p.cidr.text} (${p.node.source})`, basis],
         group: `routes to ${p.node.name}`,

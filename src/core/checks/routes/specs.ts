@@ -288,10 +288,11 @@ export const RT_CILIUM_ROUTE: CheckSpec = {
     'Native routing with auto-direct-node-routes=true: `<CIDR> via <node IP> dev <device of the node\'s subnet>` for each node on a directly ' +
     'connected subnet (nodes behind a gateway get none). Native routing without it: not applicable (the routes are the network\'s: cloud routes, BGP).',
   why:
-    "Without the route, traffic from this node to the other node's pods follows the default route: in tunnel mode it never enters cilium_host, so " +
-    "it is not encapsulated; with direct routes it goes to the default gateway, which does not know the pod CIDR. Cross-node pod traffic and " +
-    "Services backed by those pods time out from here. A route via another device or next hop (left from before the routing mode changed, or " +
-    'after cilium_host was re-addressed) has the same effect.',
+    "In tunnel mode Cilium's BPF program on each pod's veth encapsulates pod-to-pod traffic itself, but traffic the host stack routes (host-network " +
+    "pods, node processes such as an API server calling webhooks) needs the route into cilium_host to be encapsulated; without it that traffic " +
+    "follows the default route and the other node's pods time out from the host. With native routing the route is the way to the other node for " +
+    "pods too: without it cross-node pod traffic and Services backed by those pods time out from here. A route via another device or next hop " +
+    '(left from before the routing mode changed, or after cilium_host was re-addressed) has the same effect.',
   remedy:
     "Compare `ip route show | grep -E 'cilium_host|via'` on the node with `kubectl get ciliumnodes -o custom-columns=NAME:.metadata.name,CIDRS:.spec.ipam.podCIDRs` " +
     "and the routing keys: `kubectl -n kube-system get configmap cilium-config -o yaml | grep -E 'routing-mode|tunnel|auto-direct-node-routes|ipam'`. " +

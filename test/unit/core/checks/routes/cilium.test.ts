@@ -52,7 +52,7 @@ describe('Cilium routes (RT-013, RT-014)', () => {
     const f = r.findings[0]!
     assert.equal(f.id, 'RT-013')
     assert.equal(f.severity, 'error')
-    assert.equal(f.message, "no route to node-b's pod CIDR 10.0.2.0/24: pods here cannot reach pods on node-b")
+    assert.equal(f.message, "no route to node-b's pod CIDR 10.0.2.0/24: traffic from this node's host network (host-network pods, node processes) to pods on node-b follows the default route instead of the tunnel")
     assert.deepEqual(f.evidence, [
       'expected: 10.0.2.0/24 via 10.0.1.141 dev cilium_host src 10.0.1.141 mtu <tunnel route MTU>',
       'pod CIDR of node-b: 10.0.2.0/24 (CiliumNode node-b spec.ipam.podCIDRs)',
