@@ -168,6 +168,8 @@ function analyzeCilium(facts: NodeFacts): CiliumAnalysis {
   const name = facts.node.node
   const cni = facts.resolvedLayout.cni
   if (cni.name !== 'cilium') return {ok: false, reason: `not applicable: the CNI here is ${cni.name === 'unknown' ? 'not known' : cni.name}, not Cilium`}
+  // NOTE: GKE Dataplane V2 runs Cilium as GKE's anetd with a configuration GKE manages; its routes were not verified.
+  if (facts.resolvedLayout.distribution === 'gke-cos') return {ok: false, reason: "not modelled: Cilium on GKE (Dataplane V2, anetd) is configured by GKE and its routes are not verified"}
   const table = facts.routes('ip-route')
   if (table === undefined) return {ok: false, reason: 'missing input: ip-route'}
   if (!table.ok) return {ok: false, reason: `cannot read the ip-route artifact: ${table.error.message}`}

@@ -269,8 +269,8 @@ const CILIUM_LOOKS_AT =
   "The node's main route table (`ip -d route show table all`, IPv4) against the routes Cilium's agent installs in the routing mode " +
   'kube-system/cilium-config names (routing-mode, or the older tunnel key; auto-direct-node-routes; ipam), with each node\'s pod CIDRs from its ' +
   'CiliumNode (spec.ipam.podCIDRs and spec.ipam.pools.allocated; Node spec.podCIDRs with ipam kubernetes when CiliumNodes cannot be read) and ' +
-  "cilium_host's address from the node. Route protocol, metric and MTU are not judged; IPv6, routing-mode hybrid and cloud IPAM modes " +
-  '(eni, azure, alibabacloud) are not judged. Routes to CIDRs no CiliumNode owns are not reported (they may belong to Cluster Mesh peers).'
+  "cilium_host's address from the node. Route protocol, metric and MTU are not judged; IPv6, routing-mode hybrid, cloud IPAM modes " +
+  '(eni, azure, alibabacloud, delegated-plugin) and GKE Dataplane V2 are not judged. Routes to CIDRs no CiliumNode owns are not reported (they may belong to Cluster Mesh peers).'
 
 const CILIUM_RESYNC =
   "The agent re-installs these routes when it starts: restart this node's agent (`kubectl -n kube-system delete pod <cilium pod on NODE>`; " +

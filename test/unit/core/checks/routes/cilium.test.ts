@@ -11,7 +11,7 @@ import {runChecks} from '../../../../../src/core/checks/run.js'
 import type {Finding} from '../../../../../src/core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
-import {FIXTURES} from '../../../../support/golden.js'
+import {FIXTURES, readFixture} from '../../../../support/golden.js'
 
 async function bundle(name: string): Promise<{cluster: ClusterSnapshot; node: NodeSnapshot}> {
   const b = await readBundle(join(FIXTURES, 'checks', 'cilium-routes', name))
@@ -140,6 +140,23 @@ describe('Cilium routes (RT-013, RT-014)', () => {
     assert.equal(r.status['RT-013'], "skipped: not applicable: nothing shows Cilium's datapath on node-a (no cilium_host link or route)")
     const other = run({...cluster, configMaps: [], daemonSets: []}, node)
     assert.match(other.status['RT-013']!, /^skipped: not applicable: the CNI here is not known, not Cilium/)
+  })
+})
+
+describe('Cilium routes with the layout discovery', () => {
+  const withLayout = (node: NodeSnapshot, discovery: string): NodeSnapshot => ({
+    ...node,
+    artifacts: {...node.artifacts, layout: {id: 'layout', source: 'sh -c <layout discovery>', exitCode: 0, content: readFixture(`layouts/discovery/${discovery}.txt`)}},
+  })
+
+  it('a kubeadm Cilium node is judged; GKE (Dataplane V2, anetd) is not modelled', async () => {
+    const {cluster, node} = await bundle('cilium-tunnel-missing-route')
+    assert.equal(run(cluster, withLayout(node, 'cilium-kpr')).status['RT-013'], 'failed')
+    const gke = cilium(run(cluster, withLayout(node, 'gke-cos')).status)
+    assert.deepEqual(gke, {
+      'RT-013': 'skipped: not modelled: Cilium on GKE (Dataplane V2, anetd) is configured by GKE and its routes are not verified',
+      'RT-014': 'skipped: not modelled: Cilium on GKE (Dataplane V2, anetd) is configured by GKE and its routes are not verified',
+    })
   })
 })
 
