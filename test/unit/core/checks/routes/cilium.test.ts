@@ -8,6 +8,7 @@ import {describe, it} from 'node:test'
 import {readCiliumConfig} from '../../../../../src/core/checks/routes/cilium.js'
 import {ROUTES_CHECKS} from '../../../../../src/core/checks/routes/index.js'
 import {runChecks} from '../../../../../src/core/checks/run.js'
+import type {KubeObject} from '../../../../../src/core/model/k8s.js'
 import type {Finding} from '../../../../../src/core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
@@ -205,7 +206,7 @@ describe('Calico eBPF nodes: the Calico route checks judge them as any Calico no
       ],
       calico: {
         ...cluster.calico,
-        ipPools: [...cluster.calico.ipPools, {apiVersion: 'crd.projectcalico.org/v1', kind: 'IPPool', metadata: {name: 'lb-pool'}, spec: {cidr: '192.168.100.0/24', allowedUses: ['LoadBalancer'], ipipMode: 'Never', vxlanMode: 'Never'}}],
+        ipPools: [...cluster.calico.ipPools, {apiVersion: 'crd.projectcalico.org/v1', kind: 'IPPool', metadata: {name: 'lb-pool'}, spec: {cidr: '192.168.100.0/24', allowedUses: ['LoadBalancer'], ipipMode: 'Never', vxlanMode: 'Never'}} as KubeObject],
       },
     }
     const bpfRoutes =
