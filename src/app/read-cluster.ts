@@ -136,6 +136,28 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   snap.configMaps = sortByKey(configMaps.filter((c) => c !== undefined))
   snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
 
+  // CiliumNodes only where the cluster shows Cilium (its route check reads each node's pod CIDRs from them). A 404
+  // means the CRD is not installed ([]); a 403 is noted like the ServiceCIDRs', not a failed read.
+  if (snap.configMaps.some((c) => c.metadata.name === 'cilium-config') || snap.daemonSets.some((d) => d.metadata.name === 'cilium')) {
+    const ciliumNodes = await attempt('list ciliumnodes.cilium.io', async () => {
+      try {
+        return await reader.listCiliumNodes()
+      } catch (err) {
+        if (err instanceof ClusterAccessError && err.kind === 'status' && err.status?.code === 403) {
+          unavailable.push({
+            resource: 'ciliumnodes',
+            why: 'forbidden',
+            note: `listing cilium.io/v2 CiliumNodes is forbidden for this user (403: ${err.message}): Cilium's routes to other nodes' pod CIDRs cannot be judged; grant list on ciliumnodes.cilium.io to check them`,
+          })
+          return undefined
+        }
+        throw err
+      }
+    })
+    if (ciliumNodes !== undefined) snap.ciliumNodes = sortByKey(ciliumNodes)
+    if (unavailable.length > 0) snap.unavailable = unavailable
+  }
+
   // Per-node reads need the node list, so they form a second wave.
   const nodeSlots: CollectionError[] = []
   const present = new Set(snap.nodes.map((n) => n.metadata.name))

@@ -110,6 +110,8 @@ export interface ClusterReader {
   listServiceCIDRs(): Promise<ServiceCIDR[]>
   /** crd.projectcalico.org/v1; [] when the CRD is not installed. */
   listCalico(resource: CalicoResource): Promise<KubeObject[]>
+  /** cilium.io/v2 CiliumNodes; [] when the CRD is not installed. */
+  listCiliumNodes(): Promise<KubeObject[]>
   /** Raw body of the kubelet's /configz through the API server proxy (needs `get nodes/proxy`). */
   getNodeConfigz(node: string): Promise<string>
   /** The last `tailLines` lines of a container's log (default container when absent and the pod has one). */

@@ -29,6 +29,12 @@ export interface ClusterSnapshot {
   unavailable?: UnavailableResource[]
   /** crd.projectcalico.org/v1 objects when present: IPPool, BlockAffinity, IPAMBlock. */
   calico: {ipPools: KubeObject[]; blockAffinities: KubeObject[]; ipamBlocks: KubeObject[]}
+  /**
+   * cilium.io/v2 CiliumNodes (each node's pod CIDRs and addresses as Cilium's agents see them), read when the cluster
+   * shows Cilium (ConfigMap kube-system/cilium-config or DaemonSet kube-system/cilium). Absent when not read (no Cilium,
+   * refused: see `unavailable`, or a bundle written before it existed); [] when the CRD is not installed.
+   */
+  ciliumNodes?: KubeObject[]
   /** Raw /api/v1/nodes/NAME/proxy/configz bodies by node name. */
   configz: Record<string, string>
   /** Tail of each kube-proxy pod's log by pod name. */

@@ -98,6 +98,10 @@ export class KubeClusterClient extends KubeTransport implements ClusterReader, C
     )
   }
 
+  async listCiliumNodes(): Promise<KubeObject[]> {
+    return this.listIfServed<KubeObject>({verb: 'list', resource: 'ciliumnodes', group: 'cilium.io'}, '/apis/cilium.io/v2/ciliumnodes', 'cilium.io/v2', 'CiliumNode')
+  }
+
   getNodeConfigz(node: string): Promise<string> {
     return this.call({verb: 'get', resource: 'nodes', group: '', subresource: 'proxy', name: node}, {path: `/api/v1/nodes/${enc(node)}/proxy/configz`})
   }

@@ -198,6 +198,8 @@ describe('APIs that are not installed', () => {
     try {
       const c = clientFor(api.kubeconfigPath)
       assert.deepEqual(await c.listCalico('ippools'), [])
+      assert.deepEqual(await c.listCiliumNodes(), [])
+      assert.equal(api.requests.find((r) => r.path === '/apis/cilium.io/v2/ciliumnodes')?.status, 404)
       // ServiceCIDRs: the 404 reaches readClusterSnapshot, which notes it (test/integration/kube/servicecidrs.test.ts).
       assert.equal((await rejection(c.listServiceCIDRs())).status?.code, 404)
       const snap = await readClusterSnapshot(c, {now: NOW})

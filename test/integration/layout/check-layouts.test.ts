@@ -118,8 +118,14 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
         }
       })
 
-      const routeFault = layout.calicoRoutes ? {...layout.calicoRoutes, id: 'RT-001'} : layout.flannelRoutes ? {...layout.flannelRoutes, id: 'RT-009'} : undefined
-      it("a missing route to another node's pod block is found", {skip: routeFault ? false : 'the pod network here is not routed by Calico or flannel VXLAN on the node (VPC/cloud routes, or Cilium)'}, async () => {
+      const routeFault = layout.calicoRoutes
+        ? {...layout.calicoRoutes, id: 'RT-001'}
+        : layout.flannelRoutes
+          ? {...layout.flannelRoutes, id: 'RT-009'}
+          : layout.ciliumRoutes
+            ? {...layout.ciliumRoutes, id: 'RT-013'}
+            : undefined
+      it("a missing route to another node's pod block is found", {skip: routeFault ? false : 'the pod network here is not routed by Calico, flannel VXLAN or Cilium on the node (VPC/cloud routes)'}, async () => {
         const removed = routeFault!.remove
         const saved = removed.map((dst) => b!.node.ns.exec(['ip', 'route', 'show', dst]).trim())
         for (const dst of removed) b!.node.ns.exec(['ip', 'route', 'del', dst])

@@ -6,7 +6,7 @@
 // wrong-clusterDNS fault and whether Calico routes its pod blocks (the missing-route fault).
 import {parse as parseYaml} from 'yaml'
 import {objectsOf} from '../../../src/core/checks/proxier-snapshot.js'
-import type {ConfigMap, DaemonSet, EndpointSlice, Node, Pod, Service} from '../../../src/core/model/k8s.js'
+import type {ConfigMap, DaemonSet, EndpointSlice, KubeObject, Node, Pod, Service} from '../../../src/core/model/k8s.js'
 import type {ClusterSnapshot} from '../../../src/core/model/snapshot.js'
 import {generateIptablesRestore} from '../../../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../../../src/core/proxier/iptables/save.js'
@@ -242,6 +242,8 @@ export interface Layout {
   calicoRoutes?: {remove: string[]}
   /** flannel VXLAN routes to other nodes' podCIDRs here (the missing-route fault applies: RT-009). */
   flannelRoutes?: {remove: string[]}
+  /** Cilium tunnel routes to other nodes' pod CIDRs here (the missing-route fault applies: RT-013). */
+  ciliumRoutes?: {remove: string[]}
 }
 
 const KUBEADM_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
@@ -645,6 +647,21 @@ function gke(): Layout {
   }
 }
 
+function ciliumNode(name: string, ip: string, podCIDR: string, router: string): KubeObject {
+  return {
+    apiVersion: 'cilium.io/v2',
+    kind: 'CiliumNode',
+    metadata: {name},
+    spec: {
+      addresses: [
+        {type: 'InternalIP', ip},
+        {type: 'CiliumInternalIP', ip: router},
+      ],
+      ipam: {podCIDRs: [podCIDR]},
+    },
+  } as KubeObject
+}
+
 function ciliumKpr(): Layout {
   const nodes = [withNodeInfo(calicoNode('node-1', '192.168.0.11', {podCIDR: '10.0.1.0/24'}), 'v1.34.2', 'Ubuntu 24.04.1 LTS'), withNodeInfo(calicoNode('node-2', '192.168.0.12', {podCIDR: '10.0.2.0/24'}), 'v1.34.2', 'Ubuntu 24.04.1 LTS')]
   for (const n of nodes) delete n.metadata.annotations
@@ -673,8 +690,8 @@ function ciliumKpr(): Layout {
       ip('route', 'add', '10.0.1.0/24', 'via', '10.0.1.141', 'dev', 'cilium_host', 'src', '10.0.1.141', 'mtu', '1450')
       ip('route', 'add', '10.0.2.0/24', 'via', '10.0.1.141', 'dev', 'cilium_host', 'src', '10.0.1.141', 'mtu', '1450')
     },
-    cluster: () =>
-      clusterOf({
+    cluster: () => ({
+      ...clusterOf({
         nodes,
         serverVersion: 'v1.34.2',
         serviceCIDR: '10.96.0.0/12',
@@ -688,7 +705,11 @@ function ciliumKpr(): Layout {
           cm('kubelet-config', {kubelet: KUBEADM_KUBELET.replace('resolvConf: /run/systemd/resolve/resolv.conf\n', '')}),
         ],
       }),
+      // The agents' CiliumNodes (cluster-pool IPAM): the pod CIDRs the routes on cilium_host above are for.
+      ciliumNodes: [ciliumNode('node-1', '192.168.0.11', '10.0.1.0/24', '10.0.1.141'), ciliumNode('node-2', '192.168.0.12', '10.0.2.0/24', '10.0.2.17')],
+    }),
     rules: () => [readFixture('layouts/iptables/cilium-clean.txt')],
+    ciliumRoutes: {remove: ['10.0.2.0/24']},
     summary: 'kubeadm v1.34.2 · Services by Cilium (kube-proxy replacement) · cilium vxlan',
     owner: 'cilium',
     dnsFile: 'var/lib/kubelet/config.yaml',

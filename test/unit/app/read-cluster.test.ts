@@ -62,6 +62,9 @@ class MemoryReader implements ClusterReader {
   listCalico(r: CalicoResource) {
     return this.run('listCalico', r, () => [] as KubeObject[])
   }
+  listCiliumNodes() {
+    return this.run('listCiliumNodes', '', () => this.of<KubeObject>('CiliumNode'))
+  }
   getNodeConfigz(node: string) {
     return this.run('getNodeConfigz', node, () => `{"kubeletconfig":{"node":"${node}"}}`)
   }
@@ -149,5 +152,31 @@ describe('isKubeProxyPod', () => {
     assert.ok(isKubeProxyPod(pod('kube-system', 'proxy', 'n', '1.1.1.1', {component: 'kube-proxy'})))
     assert.ok(isKubeProxyPod(pod('kube-system', 'kube-proxy-x7k2p', 'n', '1.1.1.1')))
     assert.ok(!isKubeProxyPod(pod('kube-system', 'kube-proxy-metrics-exporter-x7k2p', 'n', '1.1.1.1')))
+  })
+})
+
+describe('readClusterSnapshot: CiliumNodes', () => {
+  const ciliumConfig = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'cilium-config', namespace: 'kube-system'}, data: {'routing-mode': 'tunnel'}} as KubeObject
+  const ciliumNode = {apiVersion: 'cilium.io/v2', kind: 'CiliumNode', metadata: {name: 'node-a'}, spec: {ipam: {podCIDRs: ['10.0.1.0/24']}}} as KubeObject
+
+  it('are read only where the cluster shows Cilium (cilium-config or DaemonSet cilium)', async () => {
+    const none = new MemoryReader(sampleCluster())
+    const plain = await readClusterSnapshot(none, {now: NOW})
+    assert.equal(plain.ciliumNodes, undefined)
+    assert.ok(!none.calls.includes('listCiliumNodes()'))
+    const snap = await readClusterSnapshot(new MemoryReader([...sampleCluster(), ciliumConfig, ciliumNode]), {now: NOW})
+    assert.deepEqual(snap.ciliumNodes, [ciliumNode])
+  })
+
+  it('a 403 is noted as unavailable (not a failed read); other failures are collection errors', async () => {
+    const denied = fail('status', {verb: 'list', resource: 'ciliumnodes', group: 'cilium.io'}, 'ciliumnodes.cilium.io is forbidden', 403)
+    const snap = await readClusterSnapshot(new MemoryReader([...sampleCluster(), ciliumConfig], {listCiliumNodes: denied}), {now: NOW})
+    assert.equal(snap.ciliumNodes, undefined)
+    assert.deepEqual(snap.errors, [])
+    assert.deepEqual(snap.unavailable?.map((u) => [u.resource, u.why]), [['ciliumnodes', 'forbidden']])
+    const broken = fail('status', {verb: 'list', resource: 'ciliumnodes', group: 'cilium.io'}, 'etcdserver: request timed out', 500)
+    const bad = await readClusterSnapshot(new MemoryReader([...sampleCluster(), ciliumConfig], {listCiliumNodes: broken}), {now: NOW})
+    assert.equal(bad.ciliumNodes, undefined)
+    assert.deepEqual(bad.errors.map((e) => [e.source, e.resource, e.verb]), [['list ciliumnodes.cilium.io', 'ciliumnodes', 'list']])
   })
 })

@@ -24,7 +24,7 @@ import {RT_FLANNEL_CNI0_REMEDY, RT_FLANNEL_FDB, RT_FLANNEL_NEIGH, RT_FLANNEL_ROU
 /** CNIs whose inter-node routes are someone else's model (Calico: RT-001..008) or not modelled at all. */
 const NOT_FLANNEL: Partial<Record<CniName, string>> = {
   calico: 'not applicable: the CNI here is Calico (its routes are checked by RT-001..RT-008)',
-  cilium: 'not applicable: cilium routes not modelled',
+  cilium: 'not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
   'aws-vpc-cni': 'not applicable: the CNI here is the Amazon VPC CNI (per-pod routes: RT-012)',
   'azure-cni': 'not applicable: the CNI here is Azure CNI (per-pod routes: RT-012)',
   gke: 'not applicable: gke routes not modelled',

@@ -9,11 +9,14 @@ import type {Check, CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
 import {checkBgpPeers} from './bgp.js'
 import {type CalicoModel, type Family, hasCalico, isCalicoNodePod, NO_CALICO, ownerHint, readCalicoModel} from './calico.js'
+import {runCiliumLocalRoute, runCiliumRoutes} from './cilium.js'
 import {runFlannelFdb, runFlannelNeigh, runFlannelRoutes} from './cni.js'
 import {compareCalicoRoutes, formatForm, formatRoute, type RouteForm, type RouteProblem} from './compare.js'
 import {
   RT_BGP_PEER_DOWN,
   RT_CALICO_NODE_UNHEALTHY,
+  RT_CILIUM_LOCAL_ROUTE,
+  RT_CILIUM_ROUTE,
   RT_FLANNEL_FDB,
   RT_FLANNEL_NEIGH,
   RT_FLANNEL_ROUTE,
@@ -41,8 +44,12 @@ export function analysis(ctx: CheckContext): Analysis {
   return factsOf(ctx).derive(ROUTE_ANALYSIS, analyze)
 }
 
+// Calico's eBPF dataplane routes each Service IP `via 169.254.1.1 dev bpfin.cali` (host-networked NAT; felix
+// bpf_ep_mgr.go setRoute): never a pod route, also when a LoadBalancer IPPool covers the IP.
+const BPF_SERVICE_DEV = 'bpfin.cali'
+
 function mainRoutes(table: RouteTable): Route[] {
-  return table.routes.filter((r) => r.table === 'main')
+  return table.routes.filter((r) => r.table === 'main' && r.dev !== BPF_SERVICE_DEV)
 }
 
 function analyze(facts: NodeFacts): Analysis {
@@ -224,7 +231,7 @@ function runCalicoNode({cluster, node}: CheckContext): CheckOutcome {
   return findings.length > 0 ? {status: 'failed', findings} : {status: 'passed'}
 }
 
-/** RT-001..RT-008 (Calico), RT-009..RT-011 (flannel), RT-012 (VPC CNIs' per-pod routes). */
+/** RT-001..RT-008 (Calico), RT-009..RT-011 (flannel), RT-012 (VPC CNIs' per-pod routes), RT-013..RT-014 (Cilium). */
 export const ROUTES_CHECKS: readonly Check[] = [
   {spec: RT_MISSING_BLOCK_ROUTE, run: routeOutcome(RT_MISSING_BLOCK_ROUTE.id)},
   {spec: RT_STALE_ROUTE, run: routeOutcome(RT_STALE_ROUTE.id)},
@@ -238,4 +245,6 @@ export const ROUTES_CHECKS: readonly Check[] = [
   {spec: RT_FLANNEL_NEIGH, run: runFlannelNeigh},
   {spec: RT_FLANNEL_FDB, run: runFlannelFdb},
   {spec: RT_VPC_POD_ROUTE, run: runVpcPodRoutes},
+  {spec: RT_CILIUM_ROUTE, run: runCiliumRoutes},
+  {spec: RT_CILIUM_LOCAL_ROUTE, run: runCiliumLocalRoute},
 ]

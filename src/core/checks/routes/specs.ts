@@ -265,6 +265,61 @@ export const RT_VPC_POD_ROUTE: CheckSpec = {
   requires: ['ip-route', 'cluster:pods'],
 }
 
+const CILIUM_LOOKS_AT =
+  "The node's main route table (`ip -d route show table all`, IPv4) against the routes Cilium's agent installs in the routing mode " +
+  'kube-system/cilium-config names (routing-mode, or the older tunnel key; auto-direct-node-routes; ipam), with each node\'s pod CIDRs from its ' +
+  'CiliumNode (spec.ipam.podCIDRs and spec.ipam.pools.allocated; Node spec.podCIDRs with ipam kubernetes when CiliumNodes cannot be read) and ' +
+  "cilium_host's address from the node. Route protocol, metric and MTU are not judged; IPv6, routing-mode hybrid, cloud IPAM modes " +
+  '(eni, azure, alibabacloud, delegated-plugin) and GKE Dataplane V2 are not judged. Routes to CIDRs no CiliumNode owns are not reported (they may belong to Cluster Mesh peers).'
+
+const CILIUM_RESYNC =
+  "The agent re-installs these routes when it starts: restart this node's agent (`kubectl -n kube-system delete pod <cilium pod on NODE>`; " +
+  '`kubectl -n kube-system rollout restart ds/cilium` restarts all). Check its view first: `kubectl -n kube-system exec <cilium pod on NODE> -- cilium-dbg status --verbose` ' +
+  '(`cilium status` in older images) and `kubectl get ciliumnodes -o wide`.'
+
+export const RT_CILIUM_ROUTE: CheckSpec = {
+  id: 'RT-013',
+  area: 'routes',
+  severity: 'error',
+  title: "A Cilium route to another node's pod CIDR is missing or wrong",
+  looksAt:
+    CILIUM_LOOKS_AT +
+    ' Tunnel mode (vxlan, geneve): per other node\'s pod CIDR `<CIDR> via <cilium_host IP> dev cilium_host src <cilium_host IP> mtu <route MTU>`. ' +
+    'Native routing with auto-direct-node-routes=true: `<CIDR> via <node IP> dev <device of the node\'s subnet>` for each node on a directly ' +
+    'connected subnet (nodes behind a gateway get none). Native routing without it: not applicable (the routes are the network\'s: cloud routes, BGP).',
+  why:
+    "In tunnel mode Cilium's BPF program on each pod's veth encapsulates pod-to-pod traffic itself, but traffic the host stack routes (host-network " +
+    "pods, node processes such as an API server calling webhooks) needs the route into cilium_host to be encapsulated; without it that traffic " +
+    "follows the default route and the other node's pods time out from the host. With native routing the route is the way to the other node for " +
+    "pods too: without it cross-node pod traffic and Services backed by those pods time out from here. A route via another device or next hop " +
+    '(left from before the routing mode changed, or after cilium_host was re-addressed) has the same effect.',
+  remedy:
+    "Compare `ip route show | grep -E 'cilium_host|via'` on the node with `kubectl get ciliumnodes -o custom-columns=NAME:.metadata.name,CIDRS:.spec.ipam.podCIDRs` " +
+    "and the routing keys: `kubectl -n kube-system get configmap cilium-config -o yaml | grep -E 'routing-mode|tunnel|auto-direct-node-routes|ipam'`. " +
+    "A route left from an earlier mode can be removed on the node with `ip route del <CIDR>` once the agent runs in the current mode. " +
+    CILIUM_RESYNC,
+  requires: ['ip-route', 'cluster:nodes'],
+}
+
+export const RT_CILIUM_LOCAL_ROUTE: CheckSpec = {
+  id: 'RT-014',
+  area: 'routes',
+  severity: 'warning',
+  title: "This node's own pod CIDR has no route on cilium_host (Cilium)",
+  looksAt:
+    CILIUM_LOOKS_AT +
+    ' This node\'s own pod CIDRs: `<CIDR> via <cilium_host IP> dev cilium_host src <cilium_host IP>` (no MTU), in every routing mode, unless ' +
+    'enable-local-node-route is false or enable-endpoint-routes is true (per-endpoint routes instead). A route for them through another device is an error.',
+  why:
+    "The local node route sends the host's own traffic for local pods into cilium_host, where Cilium's datapath delivers it. Without it that " +
+    'traffic (kubelet probes, host-network pods, NodePort traffic the host forwards) follows the default route and leaves the node; a route ' +
+    'through another device sends it away the same way (another node claims the CIDR?).',
+  remedy:
+    "Check the agent on this node and what it allocated: `kubectl get ciliumnode NODE -o yaml` (spec.ipam.podCIDRs) and `ip addr show cilium_host`. " +
+    CILIUM_RESYNC,
+  requires: ['ip-route', 'cluster:nodes'],
+}
+
 export const ROUTES_SPECS: readonly CheckSpec[] = [
   RT_MISSING_BLOCK_ROUTE,
   RT_STALE_ROUTE,
@@ -278,4 +333,6 @@ export const ROUTES_SPECS: readonly CheckSpec[] = [
   RT_FLANNEL_NEIGH,
   RT_FLANNEL_FDB,
   RT_VPC_POD_ROUTE,
+  RT_CILIUM_ROUTE,
+  RT_CILIUM_LOCAL_ROUTE,
 ]

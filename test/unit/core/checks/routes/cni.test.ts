@@ -93,13 +93,13 @@ describe('flannel routes', () => {
     assert.equal(run(cluster, withLayout(node, 'rke2-canal')).status['RT-009'], 'passed')
   })
 
-  it('CNIs that are not flannel skip with the reason; Cilium routes are not modelled', async () => {
+  it('CNIs that are not flannel skip with the reason (Cilium: RT-013, RT-014)', async () => {
     const {cluster, node} = await bundle('flannel-vxlan-missing-route')
     const r = run(cluster, withLayout(node, 'cilium-kpr'))
     assert.deepEqual(r.status, {
-      'RT-009': 'skipped: not applicable: cilium routes not modelled',
-      'RT-010': 'skipped: not applicable: cilium routes not modelled',
-      'RT-011': 'skipped: not applicable: cilium routes not modelled',
+      'RT-009': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
+      'RT-010': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
+      'RT-011': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
       'RT-012': 'skipped: not applicable: cilium routes not modelled',
     })
     assert.match(run(cluster, withLayout(node, 'kubeadm-calico')).status['RT-009']!, /^skipped: not applicable: the CNI here is Calico/)
