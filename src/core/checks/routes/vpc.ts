@@ -60,7 +60,8 @@ function vpcCniOf(ctx: CheckContext, routes: readonly Route[]): {cni: VpcCni} | 
     if (hasRoutesOn(DEVICE_PREFIX.azure)) return {cni: 'azure'}
     return {reason: 'not applicable: no VPC CNI that routes per pod here (the layout does not name one, and no eni*/azv* host routes)'}
   }
-  if (layout.name === 'cilium' || (layout.name === 'calico' && layout.mode === 'ebpf')) return {reason: `not applicable: ${layout.name === 'cilium' ? 'cilium' : 'Calico eBPF'} routes not modelled`}
+  if (layout.name === 'cilium') return {reason: 'not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)'}
+  if (layout.name === 'calico' && layout.mode === 'ebpf') return {reason: 'not applicable: the CNI here is Calico eBPF (its routes are checked by RT-001..RT-008)'}
   return {reason: `not applicable: the CNI here is ${layout.name}, not a VPC CNI that routes per pod`}
 }
 

@@ -100,7 +100,7 @@ describe('flannel routes', () => {
       'RT-009': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
       'RT-010': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
       'RT-011': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
-      'RT-012': 'skipped: not applicable: cilium routes not modelled',
+      'RT-012': 'skipped: not applicable: the CNI here is Cilium (its routes are checked by RT-013, RT-014)',
     })
     assert.match(run(cluster, withLayout(node, 'kubeadm-calico')).status['RT-009']!, /^skipped: not applicable: the CNI here is Calico/)
   })
