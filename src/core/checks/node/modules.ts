@@ -181,7 +181,8 @@ export function checkModules(ctx: CheckContext): CheckOutcome {
   const findings: FindingDraft[] = []
   const unknown = new Set<string>()
   for (const j of judged) {
-    const {needs, basis} = j.mode === 'iptables' ? iptablesNeeds(ctx, j.when, {scheduler, clientIPAffinity}) : {needs: modulesForMode(j.mode, {scheduler, clientIPAffinity}).map((m) => ({modules: [m]})), basis: undefined}
+    const {needs, basis}: {needs: Need[]; basis?: string} =
+      j.mode === 'iptables' ? iptablesNeeds(ctx, j.when, {scheduler, clientIPAffinity}) : {needs: modulesForMode(j.mode, {scheduler, clientIPAffinity}).map((m) => ({modules: [m]}))}
     const absent = needs.filter((n) => state(n, avail) === 'absent')
     for (const n of needs) if (state(n, avail) === 'unknown') unknown.add(n.modules.join(' or '))
     if (absent.length === 0) continue

@@ -72,7 +72,7 @@ describe('NODE-022 kernel modules per mode', () => {
     assert.deepEqual(messages(out), [
       "kube-proxy runs iptables mode but xt_sctp is neither loaded, built in nor installed for the running kernel: its rules for this node use -m sctp, which the node's rules do not use yet: iptables-restore refuses the whole sync that writes them, so no Service change reaches the node",
     ])
-    assert.match(out.status === 'failed' ? out.findings[0]!.evidence[0]! : '', /^xt_sctp: absent \(for -m sctp, e\.g\. -A KUBE-SERVICES .*default\/sctp-echo:echo has no endpoints.* -m sctp -p sctp -d 172\.30\.7\.1 --dport 9999 -j REJECT\)$/)
+    assert.match(out.status === 'failed' ? (out.findings[0]!.evidence ?? [])[0]! : '', /^xt_sctp: absent \(for -m sctp, e\.g\. -A KUBE-SERVICES .*default\/sctp-echo:echo has no endpoints.* -m sctp -p sctp -d 172\.30\.7\.1 --dport 9999 -j REJECT\)$/)
     assert.equal(checkModules({cluster, node: edit(node, 'modules-available', (s) => s.replace('xt_sctp absent', 'xt_sctp loadable'))}).status, 'passed')
     // A rule the kernel already holds proves its module, whatever modules-available says.
     const inUse = edit(node, 'iptables-save', (s) => s.replace(/^COMMIT$/m, '-A INPUT -p sctp -m sctp --dport 3868 -j ACCEPT\nCOMMIT'))
