@@ -7,7 +7,6 @@
 // NODE-021 judges the IPVS-mode clusterDNS (the link-local address is required there); this check leaves IPVS to it.
 import {factKey} from '../../facts/node-facts.js'
 import type {ClusterSnapshot} from '../../model/snapshot.js'
-import {parseKubeletConfigz} from '../../parse/kubelet-config.js'
 import {findDnsService} from '../dns/index.js'
 import {effectiveConfig, kubeletView, valueAt} from '../kubelet/view.js'
 import type {CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
@@ -45,10 +44,12 @@ const RUNNING_CLUSTER_DNS = factKey<ReadonlyMap<string, string[]>>('running kube
 function runningClusterDns(cluster: ClusterSnapshot): ReadonlyMap<string, string[]> {
   const out = new Map<string, string[]>()
   for (const [node, body] of Object.entries(cluster.configz)) {
+    // The kubelet serves JSON: a plain parse is enough for one field (the kubelet checks of that node report a bad body).
     try {
-      out.set(node, stringList(valueAt(parseKubeletConfigz(body, {source: `/api/v1/nodes/${node}/proxy/configz`}), 'clusterDNS')))
+      const cfg = (JSON.parse(body) as {kubeletconfig?: {clusterDNS?: unknown}} | null)?.kubeletconfig
+      if (cfg && typeof cfg === 'object') out.set(node, stringList(cfg.clusterDNS))
     } catch {
-      // KUBELET-001 and the kubelet checks of that node report an unreadable /configz.
+      // not JSON: left out
     }
   }
   return out
