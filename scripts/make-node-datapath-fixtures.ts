@@ -12,7 +12,8 @@
 // Kernel modules (NODE-022): the plan's own `modules-available` script runs for real, in a mount namespace where an
 // overlay on /usr/lib adds a modules directory for the running kernel (modules.builtin, modules.dep in the kernel's
 // format: `kernel/net/netfilter/nf_tables.ko.zst: kernel/net/netfilter/nfnetlink.ko.zst`), since this test kernel is
-// built without loadable modules and has no /lib/modules at all; /sys/module is the real one.
+// built without loadable modules and has no /lib/modules at all; /sys/module is the real one (so a module this kernel
+// has in /sys/module cannot be made absent: modules-sctp-absent uses xt_sctp, which it lacks, with an SCTP Service).
 // Needs root. Run: node --import tsx scripts/make-node-datapath-fixtures.ts
 import {execFileSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
