@@ -12,7 +12,8 @@
 // Kernel modules (NODE-022): the plan's own `modules-available` script runs for real, in a mount namespace where an
 // overlay on /usr/lib adds a modules directory for the running kernel (modules.builtin, modules.dep in the kernel's
 // format: `kernel/net/netfilter/nf_tables.ko.zst: kernel/net/netfilter/nfnetlink.ko.zst`), since this test kernel is
-// built without loadable modules and has no /lib/modules at all; /sys/module is the real one.
+// built without loadable modules and has no /lib/modules at all; /sys/module is the real one (so a module this kernel
+// has in /sys/module cannot be made absent: modules-sctp-absent uses xt_sctp, which it lacks, with an SCTP Service).
 // Needs root. Run: node --import tsx scripts/make-node-datapath-fixtures.ts
 import {execFileSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -22,7 +23,7 @@ import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
 import {MODULES_PROBED} from '../src/core/parse/kernel-modules.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
 import type {Artifact} from '../src/core/model/snapshot.js'
-import type {DaemonSet} from '../src/core/model/k8s.js'
+import type {DaemonSet, Service} from '../src/core/model/k8s.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
 
 const ROOT = 'test/fixtures/checks/node-datapath'
@@ -40,6 +41,8 @@ interface Case {
   modulesAbsent?: string[]
   /** Lines appended to the kube-proxy ConfigMap's config.conf. */
   kubeProxyConfig?: string
+  /** An SCTP Service added to the cluster after the node's rules were written (kube-proxy has not synced it). */
+  sctpService?: boolean
 }
 
 const CASES: Case[] = [
@@ -48,6 +51,9 @@ const CASES: Case[] = [
   {dir: 'nodelocaldns-notrack-missing', hairpin: true, nodeLocalDns: {notrack: false}},
   // The ConfigMap was switched to nftables (kube-proxy still runs iptables until it restarts) on a kernel without nf_tables.
   {dir: 'modules-nft-absent', hairpin: true, modulesAbsent: ['nf_tables'], kubeProxyConfig: 'mode: nftables\n'},
+  // An SCTP Service created on a kernel without xt_sctp: kube-proxy's syncs since then fail, so the node holds its rules
+  // from before it (NODE-022 judges the modules of the rules kube-proxy will write).
+  {dir: 'modules-sctp-absent', hairpin: true, modulesAbsent: ['xt_sctp'], sctpService: true},
 ]
 
 /** Runs the plan's `modules-available` command with a modules directory for the running kernel overlaid on /usr/lib. */
@@ -135,6 +141,12 @@ function nodeLocalDnsDaemonSet(): DaemonSet {
 function clusterFor(c: Case): ClusterSnapshot {
   const cluster = structuredClone(base.cluster)
   if (c.nodeLocalDns) cluster.daemonSets = [...cluster.daemonSets, nodeLocalDnsDaemonSet()]
+  if (c.sctpService) {
+    cluster.services = [
+      ...cluster.services,
+      {apiVersion: 'v1', kind: 'Service', metadata: {name: 'sctp-echo', namespace: 'default'}, spec: {type: 'ClusterIP', clusterIP: '172.30.7.1', clusterIPs: ['172.30.7.1'], ports: [{name: 'echo', protocol: 'SCTP', port: 9999, targetPort: 9999}], selector: {app: 'sctp-echo'}}} as Service,
+    ]
+  }
   if (c.kubeProxyConfig) for (const cm of cluster.configMaps) if (cm.data?.['config.conf'] !== undefined) cm.data['config.conf'] = cm.data['config.conf'].replace(/^mode: .*\n/m, '') + c.kubeProxyConfig
   return cluster
 }

@@ -120,6 +120,9 @@ export function missingKernelModules(loaded: KernelModules, required: readonly s
 export const MODULES_PROBED: readonly string[] = [
   'ip_vs', 'ip_vs_rr', 'ip_vs_wrr', 'ip_vs_sh', 'ip_vs_lc', 'ip_vs_wlc', 'ip_vs_lblc', 'ip_vs_lblcr', 'ip_vs_dh', 'ip_vs_sed', 'ip_vs_nq', 'ip_vs_mh',
   'nf_conntrack', 'nf_nat', 'nf_tables', 'xt_conntrack', 'xt_statistic', 'xt_comment', 'xt_mark', 'xt_addrtype', 'xt_recent',
+  // The other extensions kube-proxy's iptables rules use (NODE-022 judges those of its expected rules): tcp/udp matches,
+  // sctp, DNAT/SNAT, MASQUERADE (xt_MASQUERADE on current kernels, ipt_MASQUERADE on older ones), REJECT (IPv4).
+  'xt_tcpudp', 'xt_sctp', 'xt_nat', 'xt_MASQUERADE', 'ipt_MASQUERADE', 'ipt_REJECT',
 ]
 
 export type ModuleAvailability = 'loaded-or-builtin' | 'builtin' | 'loadable' | 'absent' | 'unknown'

@@ -8,6 +8,7 @@ import type {IptablesDump} from '../../parse/iptables-save.js'
 import {KUBE_IPVS_DEVICE, type LinkTable, parseLinks} from '../../parse/links.js'
 import type {RuntimeFacts} from '../../proxier/config.js'
 import {generateIptablesRestore} from '../../proxier/iptables/generate.js'
+import type {IptablesRuleset} from '../../proxier/iptables/ruleset.js'
 import {buildRenderInput, type RenderInput} from '../../proxier/render-input.js'
 import {effectiveProxyMode, objectsOf, outcomeForId, perNode, proxierConfigOf} from '../proxier-snapshot.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
@@ -90,11 +91,20 @@ export function liveProxierInput(cluster: ClusterSnapshot, node: NodeSnapshot, f
   }
 }
 
-function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot, facts: NodeFacts): LiveDiff {
+/** The proxier's expected rules for a node with the input they came from, or why there are none. */
+export type LiveRuleset = {ok: true; ruleset: IptablesRuleset; dump: IptablesDump; dumpText: string} | {ok: false; reason: string}
+
+/** One expected ruleset per node, kept on its facts: the IPT checks' diff and NODE-022 (the modules its rules use) share it. */
+export const liveIptablesRuleset: (ctx: CheckContext) => LiveRuleset = perNode(factKey<LiveRuleset>('iptables expected ruleset'), (cluster, node, facts) => {
   const input = liveProxierInput(cluster, node, facts)
   if (!input.ok) return input
-  const {ruleset} = generateIptablesRestore(input.render.input)
-  const {drafts, ...outcome} = diffRulesetAgainstDump(ruleset, input.dump, node.node)
+  return {ok: true, ruleset: generateIptablesRestore(input.render.input).ruleset, dump: input.dump, dumpText: input.dumpText}
+})
+
+function computeLiveDiff(cluster: ClusterSnapshot, node: NodeSnapshot, facts: NodeFacts): LiveDiff {
+  const expected = liveIptablesRuleset({cluster, node, facts})
+  if (!expected.ok) return expected
+  const {drafts, ...outcome} = diffRulesetAgainstDump(expected.ruleset, expected.dump, node.node)
   return {ok: true, outcome, drafts}
 }
 

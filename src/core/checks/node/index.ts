@@ -8,6 +8,7 @@ import {checkNodeLocalDns, NODE_LOCAL_DNS} from './node-local-dns.js'
 import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LOCALNET} from './specs.js'
 import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
 import {checkOverlayMtu, checkPodMtu} from './mtu.js'
+import {checkNodeLocalDnsClusterDns, NODE_LOCAL_DNS_CLUSTER_DNS} from './cluster-dns.js'
 import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
 
 export const NODE_CHECKS: readonly Check[] = [
@@ -23,4 +24,6 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_RP_FILTER_CALICO_LOOSE, run: checkRpFilterCalicoLoose},
   {spec: NODE_OVERLAY_MTU, run: checkOverlayMtu},
   {spec: NODE_POD_MTU, run: checkPodMtu},
+  // issue #19 item 6: clusterDNS against node-local-dns, across nodes
+  {spec: NODE_LOCAL_DNS_CLUSTER_DNS, run: checkNodeLocalDnsClusterDns},
 ]

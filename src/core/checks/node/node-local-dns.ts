@@ -3,7 +3,8 @@
 // clusterDNS pointing at the link-local address. Rule shapes from kubernetes/dns cmd/node-cache/app/cache_app.go
 // (initIptables): for each -localip, raw PREROUTING `-p tcp|udp -d IP --dport 53 -j NOTRACK` and raw OUTPUT ones,
 // re-added every -syncinterval (default 60 s) while node-cache runs with -setupiptables (default true).
-import type {DaemonSet} from '../../model/k8s.js'
+import type {DaemonSet, Pod} from '../../model/k8s.js'
+import type {ClusterSnapshot} from '../../model/snapshot.js'
 import type {CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
 import {effectiveConfig, kubeletView, valueAt} from '../kubelet/view.js'
@@ -33,6 +34,18 @@ export const NODE_LOCAL_DNS: CheckSpec = {
 /** The node-local-dns DaemonSet, when the cluster runs one. */
 export function nodeLocalDnsDaemonSet(daemonSets: readonly DaemonSet[]): DaemonSet | undefined {
   return daemonSets.find((d) => d.metadata.namespace === 'kube-system' && (/^(node-local-dns|nodelocaldns)$/.test(d.metadata.name) || d.metadata.labels?.['k8s-app'] === 'node-local-dns'))
+}
+
+/** Whether node-local-dns runs on the node: a pod of the DaemonSet there; `unknown` when none of its pods is listed at all. */
+export function nodeLocalDnsOnNode(cluster: ClusterSnapshot, ds: DaemonSet, node: string): 'yes' | 'no' | 'unknown' {
+  const selector = Object.entries(ds.spec?.selector?.matchLabels ?? {})
+  const ofDs = (p: Pod) =>
+    p.metadata.namespace === ds.metadata.namespace &&
+    ((p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.name === ds.metadata.name) ||
+      (selector.length > 0 && selector.every(([k, v]) => p.metadata.labels?.[k] === v)))
+  const pods = cluster.pods.filter(ofDs)
+  if (pods.length === 0) return 'unknown'
+  return pods.some((p) => p.spec?.nodeName === node) ? 'yes' : 'no'
 }
 
 export interface NodeLocalDnsArgs {
@@ -74,6 +87,8 @@ export function checkNodeLocalDns(ctx: CheckContext): CheckOutcome {
   if (!ds) return {status: 'skipped', reason: 'not applicable: no node-local-dns DaemonSet in kube-system'}
   const args = nodeLocalDnsArgs(ds)
   if (!args) return {status: 'skipped', reason: `cannot tell: the ${ds.metadata.name} DaemonSet's container has no -localip argument`}
+  // A node the DaemonSet does not cover has nothing to bind or program; pointing clusterDNS there is NODE-025's.
+  if (nodeLocalDnsOnNode(ctx.cluster, ds, ctx.node.node) === 'no') return {status: 'skipped', reason: `not applicable: no ${ds.metadata.name} pod runs on this node (NODE-025 judges its clusterDNS)`}
   const facts = factsOf(ctx)
   const findings: FindingDraft[] = []
   const unknown: string[] = []

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
-import {checkModules, modulesForMode} from '../../../../../src/core/checks/node/modules.js'
+import {argvExtensions, checkModules, dumpExtensions, EXTENSION_MODULES, modulesForMode} from '../../../../../src/core/checks/node/modules.js'
 import type {CheckOutcome} from '../../../../../src/core/checks/types.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {parseModulesAvailable} from '../../../../../src/core/parse/kernel-modules.js'
@@ -60,10 +60,41 @@ describe('NODE-022 kernel modules per mode', () => {
     assert.match(messages(checkModules({cluster: ipvsWrr, node: running}))[0]!, /^kube-proxy runs ipvs mode but ip_vs_wrr is neither loaded/)
   })
 
+  it('iptables extensions: from a rule\'s argv and from a whole iptables-save text', () => {
+    assert.deepEqual(argvExtensions(['-m', 'comment', '--comment', 'x', '-m', 'sctp', '-p', 'sctp', '-j', 'REJECT']), ['m:comment', 'm:sctp', 'j:REJECT'])
+    assert.deepEqual([...dumpExtensions('*nat\n-A POSTROUTING -m comment --comment "a b" -j MASQUERADE\nCOMMIT\n')].sort(), ['j:MASQUERADE', 'm:comment'])
+    assert.deepEqual(EXTENSION_MODULES['j:MASQUERADE'], ['xt_MASQUERADE', 'ipt_MASQUERADE'], 'either name satisfies it (older kernels have ipt_MASQUERADE)')
+  })
+
+  it('the rules kube-proxy will write: an SCTP Service on a kernel without xt_sctp fires, naming the rule; quiet once the module is loadable or -m sctp is in use', async () => {
+    const {cluster, node} = await load('modules-sctp-absent')
+    const out = checkModules({cluster, node})
+    assert.deepEqual(messages(out), [
+      "kube-proxy runs iptables mode but xt_sctp is neither loaded, built in nor installed for the running kernel: its rules for this node use -m sctp, which the node's rules do not use yet: iptables-restore refuses the whole sync that writes them, so no Service change reaches the node",
+    ])
+    assert.match(out.status === 'failed' ? (out.findings[0]!.evidence ?? [])[0]! : '', /^xt_sctp: absent \(for -m sctp, e\.g\. -A KUBE-SERVICES .*default\/sctp-echo:echo has no endpoints.* -m sctp -p sctp -d 172\.30\.7\.1 --dport 9999 -j REJECT\)$/)
+    assert.equal(checkModules({cluster, node: edit(node, 'modules-available', (s) => s.replace('xt_sctp absent', 'xt_sctp loadable'))}).status, 'passed')
+    // A rule the kernel already holds proves its module, whatever modules-available says.
+    const inUse = edit(node, 'iptables-save', (s) => s.replace(/^COMMIT$/m, '-A INPUT -p sctp -m sctp --dport 3868 -j ACCEPT\nCOMMIT'))
+    assert.equal(checkModules({cluster, node: inUse}).status, 'passed')
+    // Without the Service, nothing kube-proxy writes needs it.
+    const without = structuredClone(cluster)
+    without.services = without.services.filter((s) => s.metadata.name !== 'sctp-echo')
+    assert.equal(checkModules({cluster: without, node}).status, 'passed')
+  })
+
+  it('modules the node\'s rules already use are never judged, even reported absent (built into a kernel without modules.builtin, iptables-nft)', async () => {
+    const {cluster, node} = await load('bridge-ok')
+    const gone = edit(node, 'modules-available', (s) => s.replace(/^(xt_\w+|ipt_\w+|nf_nat) loadable$/gm, '$1 absent'))
+    assert.equal(checkModules({cluster, node: gone}).status, 'passed')
+  })
+
   it('without a module directory for the running kernel (this test kernel has none) it cannot tell', async () => {
     const {cluster, node} = await load('bridge-ok')
     const none = edit(node, 'modules-available', (s) => s.replaceAll('loadable', 'unknown'))
-    assert.match(reason(checkModules({cluster, node: none})), /^cannot tell: nf_nat, xt_conntrack/)
+    // Running iptables: every module kube-proxy's rules need is proven by the rules the kernel already holds.
+    assert.equal(checkModules({cluster, node: none}).status, 'passed')
+    assert.match(reason(checkModules({cluster: withConfig(cluster, 'mode: nftables\n'), node: none})), /^cannot tell: nf_tables, nf_nat not found loaded/)
     const n = structuredClone(node)
     delete n.artifacts['modules-available']
     assert.equal(reason(checkModules({cluster, node: n})), 'missing input: modules-available')
