@@ -27,8 +27,11 @@ export interface ClusterSnapshot {
    * there is none (and in bundles written before it existed).
    */
   unavailable?: UnavailableResource[]
-  /** crd.projectcalico.org/v1 objects when present: IPPool, BlockAffinity, IPAMBlock. */
-  calico: {ipPools: KubeObject[]; blockAffinities: KubeObject[]; ipamBlocks: KubeObject[]}
+  /**
+   * crd.projectcalico.org/v1 objects when present: IPPool, BlockAffinity, IPAMBlock; FelixConfiguration (`default`,
+   * `node.NAME`) only when the cluster has some (absent in older bundles too: the MTU checks then say so).
+   */
+  calico: {ipPools: KubeObject[]; blockAffinities: KubeObject[]; ipamBlocks: KubeObject[]; felixConfigurations?: KubeObject[]}
   /** Raw /api/v1/nodes/NAME/proxy/configz bodies by node name. */
   configz: Record<string, string>
   /** Tail of each kube-proxy pod's log by pod name. */

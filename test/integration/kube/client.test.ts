@@ -81,7 +81,7 @@ describe('reading a healthy cluster', () => {
     const counts = new Map<string, number>()
     for (const r of api.requests) counts.set(`${r.path}?${r.query.fieldSelector ?? ''}`, (counts.get(`${r.path}?${r.query.fieldSelector ?? ''}`) ?? 0) + 1)
     assert.ok([...counts.values()].every((c) => c === 1), JSON.stringify([...counts]))
-    assert.equal(api.requests.length, 20) // version, 15 lists/gets (6 ConfigMaps), 2 configz, 2 logs
+    assert.equal(api.requests.length, 22) // version, 17 lists/gets (7 ConfigMaps, 4 Calico resources), 2 configz, 2 logs
     assert.ok(api.maxInFlight <= 3 && api.maxInFlight >= 2, `max in flight ${api.maxInFlight}`)
   })
 
