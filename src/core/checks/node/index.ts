@@ -9,6 +9,8 @@ import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LO
 import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
 import {checkOverlayMtu, checkPodMtu} from './mtu.js'
 import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
+import {checkConfiguredMtu, checkMtuDrift, checkRoutedPodMtu} from './mtu-config.js'
+import {NODE_CONFIGURED_MTU, NODE_MTU_DRIFT, NODE_ROUTED_POD_MTU} from './specs.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
@@ -23,4 +25,8 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_RP_FILTER_CALICO_LOOSE, run: checkRpFilterCalicoLoose},
   {spec: NODE_OVERLAY_MTU, run: checkOverlayMtu},
   {spec: NODE_POD_MTU, run: checkPodMtu},
+  // issue #19 item 3: the CNI's configured MTU
+  {spec: NODE_CONFIGURED_MTU, run: checkConfiguredMtu},
+  {spec: NODE_MTU_DRIFT, run: checkMtuDrift},
+  {spec: NODE_ROUTED_POD_MTU, run: checkRoutedPodMtu},
 ]
