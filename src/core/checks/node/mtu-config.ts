@@ -152,7 +152,7 @@ function calicoSettings(ctx: CheckContext, links: LinkTable, out: Settings): voi
   if (workloads.length > 0 && tunnels.length === overlays.length && tunnels.every((s) => s.value !== 'auto')) {
     const smallest = tunnels.reduce((a, b) => ((b.value as number) < (a.value as number) ? b : a))
     const {overlay, ...rest} = smallest
-    out.settings.push({...rest, what: `Calico's pod MTU (the smallest tunnel MTU, ${smallest.what})`, devices: workloads, ...(overlay ? {podMtuOf: overlay} : {})})
+    out.settings.push({...rest, what: `Calico's pod MTU (its smallest tunnel MTU: ${smallest.overlay?.iface.name ?? 'the tunnel'}'s)`, devices: workloads, ...(overlay ? {podMtuOf: overlay} : {})})
   }
 }
 
@@ -165,7 +165,9 @@ function flannelSettings(ctx: CheckContext, links: LinkTable, out: Settings): vo
   const overlays = overlayDevices(links).filter((o) => o.owner.startsWith('flannel'))
   const text = factsOf(ctx).text('flannel-subnet-env')
   if (text === undefined) {
-    if (overlays.length > 0) out.unknown.push(`flannel: ${overlays[0]!.iface.name} is up but /run/flannel/subnet.env was not read (flannel-subnet-env)`)
+    if (overlays.length === 0) return
+    out.present.push('flannel')
+    out.unknown.push(`flannel: ${overlays[0]!.iface.name} is up but /run/flannel/subnet.env was not read (artifact flannel-subnet-env)`)
     return
   }
   out.present.push('flannel')
