@@ -377,3 +377,19 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => srv.close(() => r()))
   return port
 }
+
+describe('the CNI MTU inputs', () => {
+  it('reads kube-system/calico-config and the FelixConfigurations (only kept when there are some)', async () => {
+    const felix = {apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: {name: 'default'}, spec: {ipipMTU: 1440, mtuIfacePattern: '^eth.*'}}
+    const calicoConfig = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'calico-config'}, data: {veth_mtu: '0'}}
+    const api = await startFakeApiServer({objects: [...sampleCluster({calico: true}), felix, calicoConfig] as never})
+    try {
+      const snap = await readClusterSnapshot(clientFor(api.kubeconfigPath), {now: NOW})
+      assert.deepEqual(snap.errors, [])
+      assert.deepEqual(snap.calico.felixConfigurations?.map((f) => [f.kind, f.metadata.name, (f as unknown as {spec: unknown}).spec]), [['FelixConfiguration', 'default', {ipipMTU: 1440, mtuIfacePattern: '^eth.*'}]])
+      assert.equal(snap.configMaps.find((c) => c.metadata.name === 'calico-config')?.data?.veth_mtu, '0')
+    } finally {
+      await api.close()
+    }
+  })
+})
