@@ -46,6 +46,11 @@ export interface MtuSetting {
   devices: NetInterface[]
   /** For Calico's pod MTU: the tunnel whose MTU it is (the smallest enabled one); NODE-010 judges that tunnel's setting. */
   podMtuOf?: OverlayDevice
+  /**
+   * For an auto value Felix derives: what it comes to under each interface pattern Felix may use (one per known default
+   * when none is configured), with how. NODE-010 fires only when every one is too big.
+   */
+  auto?: Array<{value: number; how: string}>
 }
 
 interface Settings {
@@ -145,7 +150,13 @@ function calicoSettings(ctx: CheckContext, links: LinkTable, out: Settings): voi
       out.unknown.push(`Calico ${p.name}: ${r.unknown}`)
       continue
     }
-    out.settings.push({cni: 'Calico', what: `Calico's ${p.name} (${o.iface.name})`, value: r.value, source: r.source, overlay: o, overhead: o.overhead, devices: [o.iface]})
+    const setting: MtuSetting = {cni: 'Calico', what: `Calico's ${p.name} (${o.iface.name})`, value: r.value, source: r.source, overlay: o, overhead: o.overhead, devices: [o.iface]}
+    // NOTE: on AKS with WireGuard host encryption Felix takes another 100 bytes off the auto WireGuard MTU: not estimated.
+    if (r.value === 'auto' && o.encapsulation !== 'wireguard') {
+      const auto = felixAutoMtu(ctx, pod, felixRead ? felix : undefined, links, o.overhead)
+      if (auto) setting.auto = auto
+    }
+    out.settings.push(setting)
   }
   // Pods get the smallest MTU of the enabled encapsulations: known only when every one is set explicitly.
   const tunnels = out.settings.filter((s) => s.cni === 'Calico' && s.overlay)
@@ -154,6 +165,48 @@ function calicoSettings(ctx: CheckContext, links: LinkTable, out: Settings): voi
     const {overlay, ...rest} = smallest
     out.settings.push({...rest, what: `Calico's pod MTU (its smallest tunnel MTU: ${smallest.overlay?.iface.name ?? 'the tunnel'}'s)`, devices: workloads, ...(overlay ? {podMtuOf: overlay} : {})})
   }
+}
+
+/**
+ * Felix's default mtuIfacePattern: the documented one (felix/config config_params.go, docs `FELIX_MTUIFACEPATTERN`), and
+ * the wider one projectcalico/calico#10148 proposes (enX0 and others). NOTE: which releases ship the wider one is not
+ * verified, so both are evaluated and NODE-010 fires only when both give a value that is too big.
+ */
+export const FELIX_DEFAULT_MTU_PATTERNS = ['^((en|wl|ww|sl|ib)[opsx].*|(eth|wlan|wwan).*)', '^((en|wl|ww|sl|ib)[PcopsvxX].*|(eth|wlan|wwan).*)'] as const
+
+/**
+ * What Felix auto-detects for a tunnel (ConfigureDefaultMTUs): the smallest MTU of the links that are up (operationally)
+ * and match mtuIfacePattern, or 1460 when none matches, minus the tunnel's overhead. undefined: the pattern cannot be read.
+ */
+function felixAutoMtu(ctx: CheckContext, pod: Pod, felix: readonly KubeObject[] | undefined, links: LinkTable, overhead: number): Array<{value: number; how: string}> | undefined {
+  let patterns: Array<{text: string; from: string}>
+  const env = (pod.spec?.containers ?? []).flatMap((c) => c.env ?? []).find((e) => e.name === 'FELIX_MTUIFACEPATTERN')
+  if (env) {
+    if (env.value === undefined) return undefined
+    patterns = [{text: env.value, from: 'env FELIX_MTUIFACEPATTERN'}]
+  } else {
+    if (felix === undefined) return undefined
+    const fc = [`node.${ctx.node.node}`, 'default'].map((n) => felix.find((f) => f.metadata.name === n)).find((f) => typeof (f as {spec?: {mtuIfacePattern?: unknown}} | undefined)?.spec?.mtuIfacePattern === 'string')
+    const configured = (fc as {spec?: {mtuIfacePattern?: string}} | undefined)?.spec?.mtuIfacePattern
+    patterns = configured !== undefined ? [{text: configured, from: `FelixConfiguration ${fc!.metadata.name} spec.mtuIfacePattern`}] : FELIX_DEFAULT_MTU_PATTERNS.map((t) => ({text: t, from: "Felix's default mtuIfacePattern"}))
+  }
+  const out: Array<{value: number; how: string}> = []
+  for (const p of patterns) {
+    let re: RegExp
+    try {
+      re = new RegExp(p.text) // RE2 syntax; the patterns in use are plain enough for JavaScript's engine
+    } catch {
+      return undefined
+    }
+    const matched = links.interfaces.filter((i) => re.test(i.name) && i.flags.includes('UP') && i.state === 'UP' && i.mtu !== undefined)
+    const smallest = matched.reduce<NetInterface | undefined>((a, b) => (a === undefined || b.mtu! < a.mtu! ? b : a), undefined)
+    const host = smallest?.mtu ?? 1460
+    const how = smallest
+      ? `auto: host MTU ${host} (${smallest.name}, the smallest up link matching ${p.from} ${p.text}) minus ${overhead}`
+      : `auto: no up link matches ${p.from} ${p.text}, so Felix falls back to a host MTU of 1460, minus ${overhead}`
+    out.push({value: host - overhead, how})
+  }
+  return out
 }
 
 /** FLANNEL_MTU from subnet.env (`KEY=VALUE` lines). */
@@ -245,7 +298,7 @@ export function checkConfiguredMtu(ctx: CheckContext): CheckOutcome {
   const seen = new Set<string>()
   for (const s of settings) {
     if (s.podMtuOf) continue // the pod MTU is the smallest tunnel MTU: judged as that tunnel's setting
-    if (s.value === 'auto') continue // derived from the underlay by the CNI; the devices it sets are NODE-007's
+    if (s.value === 'auto' && s.auto === undefined) continue // derived by the CNI in a way not estimated here; the devices it sets are NODE-007's
     const u = s.overlay ? underlayOf(ctx, s.overlay, r.links.interfaces, r.addrs) : nodeUnderlay(ctx, r.addrs, r.links)
     if ('reason' in u) {
       unknown.push(`${s.what}: ${u.reason}`)
@@ -257,17 +310,21 @@ export function checkConfiguredMtu(ctx: CheckContext): CheckOutcome {
     }
     judged++
     const limit = u.iface.mtu - s.overhead
-    if (s.value <= limit || seen.has(`${s.source}|${u.iface.name}|${limit}`)) continue
+    // An auto value is too big only when it is under every pattern Felix may use: the smallest estimate is reported.
+    const auto = s.auto?.reduce((a, b) => (b.value < a.value ? b : a))
+    const value = s.value === 'auto' ? auto!.value : s.value
+    if (value <= limit || seen.has(`${s.source}|${u.iface.name}|${limit}`)) continue
     seen.add(`${s.source}|${u.iface.name}|${limit}`)
+    const source = auto ? `${s.source}; ${auto.how}` : s.source
     const overhead = s.overhead > 0 ? ` minus the ${s.overhead}-byte ${s.overlay?.encapsulation === 'ipip' ? 'IPIP' : s.overlay?.encapsulation === 'vxlan' ? 'VXLAN' : s.overlay?.encapsulation === 'wireguard' ? 'WireGuard' : 'encapsulation'} overhead` : ''
     findings.push({
       message:
-        `${s.what} is configured as ${s.value}, above ${u.iface.name}'s MTU ${u.iface.mtu}${overhead} (${limit}): ` +
+        `${s.what} is ${auto ? 'auto-detected as' : 'configured as'} ${value}, above ${u.iface.name}'s MTU ${u.iface.mtu}${overhead} (${limit}): ` +
         `with it, packets larger than ${limit} bytes${s.overhead > 0 ? ' become outer packets the underlay cannot carry' : ' do not fit the underlay'}, so large responses hang ` +
-        `(configured in ${s.source})`,
+        `(${auto ? 'from' : 'configured in'} ${source})`,
       subject: {kind: 'interface', name: s.overlay?.iface.name ?? u.iface.name},
       evidence: [
-        `configured: ${s.value} (${s.source})`,
+        `${auto ? 'auto-detected' : 'configured'}: ${value} (${source})`,
         `${u.iface.name}: mtu ${u.iface.mtu} (the underlay: ${u.why})`,
         ...(s.overhead > 0 ? [`overhead ${s.overhead} bytes: at most ${limit}`] : []),
         ...(s.overlay?.iface.mtu !== undefined ? [`${s.overlay.iface.name} now: mtu ${s.overlay.iface.mtu}`] : []),

@@ -70,8 +70,21 @@ describe('NODE-010 the CNI\'s configured MTU', () => {
     assert.match(findings(global)[0]!.message, /configured as 1500, .*\(configured in FelixConfiguration default spec\.ipipMTU: 1500\)$/)
     const envWins = checkConfiguredMtu({cluster: calicoConfig(cluster, [{name: 'FELIX_IPINIPMTU', value: '1480'}], felix), node})
     assert.equal(envWins.status, 'passed', 'FELIX_IPINIPMTU=1480 fits and overrides the FelixConfigurations')
+    // 0 is auto even over the FelixConfigurations: Felix's estimate from eth0 (1500 - 20) fits.
     const envAuto = checkConfiguredMtu({cluster: calicoConfig(cluster, [{name: 'FELIX_IPINIPMTU', value: '0'}], felix), node})
-    assert.match(reason(envAuto), /^nothing configured to judge: Calico's IPIP MTU \(tunl0\): auto \(env FELIX_IPINIPMTU="0" of kube-system\/calico-node-4m8qz\); the devices are judged by NODE-007$/)
+    assert.equal(envAuto.status, 'passed')
+  })
+
+  it('auto: Felix\'s estimate from the links mtuIfacePattern matches; a pattern that misses the underlay falls back to 1460', async () => {
+    const {cluster, node} = await load('calico-mtu-ok')
+    const small = editLinks(node, setMtu((n) => n === 'eth0', 1450)) // a nested or tunnelled underlay
+    const auto = calicoConfig(cluster, undefined)
+    assert.equal(checkConfiguredMtu({cluster: auto, node: small}).status, 'passed', "eth0 matches the default pattern: 1450 - 20 fits")
+    const missed = checkConfiguredMtu({cluster: calicoConfig(cluster, undefined, [felixConf('default', {mtuIfacePattern: '^bond.*'})]), node: small})
+    const f = findings(missed)
+    assert.deepEqual(f.map((x) => x.subject.name), ['tunl0'])
+    assert.match(f[0]!.message, /^Calico's IPIP MTU \(tunl0\) is auto-detected as 1440, above eth0's MTU 1450 minus the 20-byte IPIP overhead \(1430\)/)
+    assert.match(f[0]!.evidence![0]!, /no up link matches FelixConfiguration default spec\.mtuIfacePattern \^bond\.\*, so Felix falls back to a host MTU of 1460, minus 20\)$/)
   })
 
   it('cannot tell without the calico-node pod or the ConfigMap its environment names', async () => {
