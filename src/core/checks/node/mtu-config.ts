@@ -215,7 +215,8 @@ export function flannelMtu(text: string): string | undefined {
 }
 
 function flannelSettings(ctx: CheckContext, links: LinkTable, out: Settings): void {
-  const overlays = overlayDevices(links).filter((o) => o.owner.startsWith('flannel'))
+  // FLANNEL_MTU is the IPv4 backend's MTU; an IPv6 backend device (flannel-v6.1) has its own, not judged.
+  const overlays = overlayDevices(links).filter((o) => o.owner.startsWith('flannel') && o.outer === 'ipv4')
   const text = factsOf(ctx).text('flannel-subnet-env')
   if (text === undefined) {
     if (overlays.length === 0) return
@@ -256,8 +257,9 @@ function ciliumSettings(ctx: CheckContext, links: LinkTable, out: Settings): voi
     out.unknown.push(`Cilium: kube-system/cilium-config mtu "${raw ?? ''}" is not a number`)
     return
   }
-  const devices = links.interfaces.filter((i) => i.name === 'cilium_host' || isCiliumEndpoint(i.name))
-  out.settings.push({cni: 'Cilium', what: "Cilium's device MTU (cilium_host, lxc*)", value: v, source: raw === undefined ? 'kube-system/cilium-config has no mtu key' : `ConfigMap kube-system/cilium-config mtu="${raw}" (the agent reads it when it starts)`, overhead: 0, devices})
+  // The pod devices; cilium_host is left out (NOTE: its MTU under each mode is not verified).
+  const devices = links.interfaces.filter((i) => isCiliumEndpoint(i.name))
+  out.settings.push({cni: 'Cilium', what: "Cilium's device MTU (the pods' lxc*)", value: v, source: raw === undefined ? 'kube-system/cilium-config has no mtu key' : `ConfigMap kube-system/cilium-config mtu="${raw}" (the agent reads it when it starts)`, overhead: 0, devices})
 }
 
 function readSettings(ctx: CheckContext): {links: LinkTable; addrs: NetInterface[] | undefined; s: Settings} | {reason: string} {

@@ -206,7 +206,7 @@ export const NODE_MTU_DRIFT: CheckSpec = {
   looksAt:
     'The same configured MTUs as NODE-010 (only values set explicitly; auto is not compared) against the devices that should carry them: Calico\'s tunnel devices, and ' +
     "its pod veths (cali*) against the smallest tunnel MTU when every tunnel's MTU is set; flannel's flannel.1, cni0 and its pod veths against FLANNEL_MTU; Cilium's " +
-    'cilium_host and lxc* devices against cilium-config `mtu`. Pod veths above the tunnel they send through are errors of NODE-008/NODE-012 and not repeated here.',
+    'pod devices (lxc*) against cilium-config `mtu`. Pod veths above the tunnel they send through are errors of NODE-008/NODE-012 and not repeated here.',
   why:
     "A CNI applies its MTU when its agent starts and when it creates a pod's veth: a changed ConfigMap or FelixConfiguration leaves the running agent and the existing " +
     'pods with the old value. Until they restart, pods on one node disagree about the MTU, and the change (often the fix for hanging transfers) has not taken effect.',

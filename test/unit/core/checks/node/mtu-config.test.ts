@@ -128,7 +128,7 @@ describe('NODE-010 the CNI\'s configured MTU', () => {
     }
     const big = findings(checkConfiguredMtu({cluster: withMtu('9000'), node: ciliumNode}))
     assert.deepEqual(big.map((x) => x.subject.name), ['eth0'])
-    assert.match(big[0]!.message, /^Cilium's device MTU \(cilium_host, lxc\*\) is configured as 9000, above eth0's MTU 1500 \(1500\)/)
+    assert.match(big[0]!.message, /^Cilium's device MTU \(the pods' lxc\*\) is configured as 9000, above eth0's MTU 1500 \(1500\)/)
     assert.equal(checkConfiguredMtu({cluster: withMtu('1500'), node: ciliumNode}).status, 'passed')
     assert.match(reason(checkConfiguredMtu({cluster: withMtu(undefined), node: ciliumNode})), /auto \(kube-system\/cilium-config has no mtu key\)/)
     // Drift: mtu 1500 configured, the pod devices still at 1440 from before.
