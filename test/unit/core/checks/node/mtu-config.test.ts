@@ -11,7 +11,7 @@ import {analyzeSnapshots} from '../../../../../src/app/analyze.js'
 import {NODE_CHECKS} from '../../../../../src/core/checks/node/index.js'
 import {checkConfiguredMtu, checkMtuDrift, checkRoutedPodMtu, flannelMtu} from '../../../../../src/core/checks/node/mtu-config.js'
 import type {CheckOutcome, FindingDraft} from '../../../../../src/core/checks/types.js'
-import type {KubeObject, Pod} from '../../../../../src/core/model/k8s.js'
+import type {Container, KubeObject} from '../../../../../src/core/model/k8s.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
 import {FIXTURES} from '../../../../support/golden.js'
@@ -37,7 +37,7 @@ const reason = (o: CheckOutcome) => (o.status === 'skipped' ? o.reason : `not sk
 const findings = (o: CheckOutcome): FindingDraft[] => (o.status === 'failed' ? o.findings : [])
 
 /** The cluster with calico-node's environment replaced (undefined: none) and the given FelixConfigurations. */
-function calicoConfig(cluster: ClusterSnapshot, env: Pod['spec'] extends infer S ? NonNullable<NonNullable<S>['containers']>[number]['env'] : never, felix: KubeObject[] = []): ClusterSnapshot {
+function calicoConfig(cluster: ClusterSnapshot, env: Container['env'], felix: KubeObject[] = []): ClusterSnapshot {
   const c = structuredClone(cluster)
   const pod = c.pods.find((p) => p.metadata.name === 'calico-node-4m8qz')!
   pod.spec!.containers![0]!.env = env
