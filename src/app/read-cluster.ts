@@ -20,8 +20,11 @@ export interface ReadClusterOptions {
 }
 
 export const KUBE_SYSTEM = 'kube-system'
-/** kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names), and cilium-config (who implements Services: core/layout). */
-export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config', 'kubelet-config', 'kubeadm-config', 'coredns', 'cilium-config'] as const
+/**
+ * kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names), cilium-config (who
+ * implements Services: core/layout; its `mtu`) and calico-config (manifest installs: `veth_mtu`, the CNI MTU checks).
+ */
+export const CLUSTER_CONFIGMAPS = ['kube-proxy', 'kube-proxy-config', 'kubelet-config', 'kubeadm-config', 'coredns', 'cilium-config', 'calico-config'] as const
 
 /**
  * Builds the cluster half of a snapshot. Contract: resolves with whatever could be read, the rest recorded in
@@ -113,7 +116,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
       }
     })
   const calico = (r: CalicoResource) => attempt(`list ${r}.crd.projectcalico.org`, () => reader.listCalico(r))
-  const [nodes, pods, services, endpointSlices, daemonSets, serviceCIDRs, configMaps, ipPools, blockAffinities, ipamBlocks] = await Promise.all([
+  const [nodes, pods, services, endpointSlices, daemonSets, serviceCIDRs, configMaps, ipPools, blockAffinities, ipamBlocks, felixConfigurations] = await Promise.all([
     nodesTask,
     podsTask,
     attempt('list services', () => reader.listServices()),
@@ -124,6 +127,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
     calico('ippools'),
     calico('blockaffinities'),
     calico('ipamblocks'),
+    calico('felixconfigurations'),
   ])
 
   snap.nodes = sortByKey(nodes)
@@ -135,6 +139,8 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   if (unavailable.length > 0) snap.unavailable = unavailable
   snap.configMaps = sortByKey(configMaps.filter((c) => c !== undefined))
   snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
+  // Only when there are some, so snapshots of clusters without them keep their shape.
+  if (felixConfigurations !== undefined && felixConfigurations.length > 0) snap.calico.felixConfigurations = sortByKey(felixConfigurations)
 
   // CiliumNodes only where the cluster shows Cilium (its route check reads each node's pod CIDRs from them). A 404
   // means the CRD is not installed ([]); a 403 is noted like the ServiceCIDRs', not a failed read.

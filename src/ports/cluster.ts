@@ -79,7 +79,7 @@ export interface ServerVersion {
   platform?: string
 }
 
-export type CalicoResource = 'ippools' | 'blockaffinities' | 'ipamblocks'
+export type CalicoResource = 'ippools' | 'blockaffinities' | 'ipamblocks' | 'felixconfigurations'
 
 export interface PodQuery {
   /** Absent: all namespaces. */

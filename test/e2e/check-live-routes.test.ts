@@ -33,7 +33,7 @@ function setupCleanNodeB(ns: PodsNetns, pods: PodsNetns): void {
   ip('link', 'set', 'tunl0', 'mtu', '1480', 'up')
   ip('link', 'set', 'tunl0-peer', 'up')
   ip('addr', 'add', `${b.tunnel}/32`, 'dev', 'tunl0')
-  ip('link', 'add', 'cali3333333333c', 'type', 'veth', 'peer', 'name', 'eth1', 'netns', pods.name)
+  ip('link', 'add', 'cali3333333333c', 'mtu', '1480', 'type', 'veth', 'peer', 'name', 'eth1', 'mtu', '1480', 'netns', pods.name)
   ip('link', 'set', 'cali3333333333c', 'up')
   pods.exec(['ip', 'link', 'set', 'eth1', 'up'])
   ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0', 'src', b.ip)

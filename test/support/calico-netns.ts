@@ -43,8 +43,10 @@ export function setupCalicoNode(ns: Netns, pods: Netns, setup: CalicoNodeSetup):
     ip('addr', 'add', `${setup.vxlanAddr}/32`, 'dev', 'vxlan.calico')
   }
   let n = 16
+  // Calico gives pods the smallest MTU of its enabled tunnels (Felix determinePodMTU): VXLAN 1450, else IPIP 1480.
+  const podMtu = setup.vxlanAddr ? '1450' : '1480'
   for (const name of Object.keys(setup.workloads)) {
-    ip('link', 'add', name, 'address', mac(n++), 'type', 'veth', 'peer', 'name', `eth${n}`, 'address', mac(n + 64), 'netns', pods.name)
+    ip('link', 'add', name, 'mtu', podMtu, 'address', mac(n++), 'type', 'veth', 'peer', 'name', `eth${n}`, 'mtu', podMtu, 'address', mac(n + 64), 'netns', pods.name)
     ip('link', 'set', name, 'up')
     pods.exec(['ip', 'link', 'set', `eth${n}`, 'up'])
   }

@@ -61,6 +61,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   {group: 'crd.projectcalico.org', version: 'v1', resource: 'ippools', kind: 'IPPool', namespaced: false, crd: true},
   {group: 'crd.projectcalico.org', version: 'v1', resource: 'blockaffinities', kind: 'BlockAffinity', namespaced: false, crd: true},
   {group: 'crd.projectcalico.org', version: 'v1', resource: 'ipamblocks', kind: 'IPAMBlock', namespaced: false, crd: true},
+  {group: 'crd.projectcalico.org', version: 'v1', resource: 'felixconfigurations', kind: 'FelixConfiguration', namespaced: false, crd: true},
   {group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', namespaced: false, virtual: true},
 ]
 

@@ -95,6 +95,7 @@ export const AGENT_PRIVILEGES: Readonly<Record<string, ItemPrivileges>> = {
   // Netlink dumps of the host's namespace: no capability needed (iproute2 in the agent image ships `bridge`).
   'ip-neigh': HOST_NET,
   'bridge-fdb': HOST_NET,
+  'flannel-subnet-env': {unavailable: 'the agent does not mount /run/flannel; use --via ssh or --via pod to read FLANNEL_MTU'},
 }
 
 /** The union of what the agent's pod needs. Sorted, so generated manifests are stable. */

@@ -344,6 +344,9 @@ export const COLLECTION_PLAN: readonly PlanItem[] = [
   // database (VtepMAC -> public IP) of flannel.1: read by the flannel route checks (checks/routes/flannel.ts).
   item('ip-neigh', 'neighbour (ARP/NDP) entries', ['ip', '-j', 'neigh', 'show'], ['routes']),
   item('bridge-fdb', 'bridge and VXLAN forwarding database', ['bridge', '-j', 'fdb', 'show'], ['routes']),
+  // flannel's own record of the MTU it gives pods (FLANNEL_MTU): the CNI MTU checks (checks/node/mtu-config.ts). Absent on
+  // nodes without flannel: an absent optional input, not an error.
+  item('flannel-subnet-env', "flannel's subnet.env (FLANNEL_MTU, FLANNEL_SUBNET)", ['cat', '/run/flannel/subnet.env'], ['routes']),
   // Second read of the conntrack counters, last so that the collection in between is the interval (CT-003).
   item('conntrack-stats-end', 'per-CPU conntrack counters, second read (with the uptime)', CONNTRACK_STATS_ARGV, ['conntrack'], {tool: 'conntrack'}),
 ]

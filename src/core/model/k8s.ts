@@ -100,7 +100,7 @@ export interface Container {
   image?: string
   command?: string[]
   args?: string[]
-  env?: Array<{name: string; value?: string}>
+  env?: Array<{name: string; value?: string; valueFrom?: {configMapKeyRef?: {name: string; key: string; optional?: boolean}}}>
 }
 
 export interface Pod extends KubeObject {

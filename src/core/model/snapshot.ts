@@ -27,8 +27,11 @@ export interface ClusterSnapshot {
    * there is none (and in bundles written before it existed).
    */
   unavailable?: UnavailableResource[]
-  /** crd.projectcalico.org/v1 objects when present: IPPool, BlockAffinity, IPAMBlock. */
-  calico: {ipPools: KubeObject[]; blockAffinities: KubeObject[]; ipamBlocks: KubeObject[]}
+  /**
+   * crd.projectcalico.org/v1 objects when present: IPPool, BlockAffinity, IPAMBlock; FelixConfiguration (`default`,
+   * `node.NAME`) only when the cluster has some (absent in older bundles too: the MTU checks then say so).
+   */
+  calico: {ipPools: KubeObject[]; blockAffinities: KubeObject[]; ipamBlocks: KubeObject[]; felixConfigurations?: KubeObject[]}
   /**
    * cilium.io/v2 CiliumNodes (each node's pod CIDRs and addresses as Cilium's agents see them), read when the cluster
    * shows Cilium (ConfigMap kube-system/cilium-config or DaemonSet kube-system/cilium). Absent when not read (no Cilium,

@@ -89,7 +89,7 @@ export class KubeClusterClient extends KubeTransport implements ClusterReader, C
   }
 
   async listCalico(resource: CalicoResource): Promise<KubeObject[]> {
-    const kind = {ippools: 'IPPool', blockaffinities: 'BlockAffinity', ipamblocks: 'IPAMBlock'}[resource]
+    const kind = {ippools: 'IPPool', blockaffinities: 'BlockAffinity', ipamblocks: 'IPAMBlock', felixconfigurations: 'FelixConfiguration'}[resource]
     return this.listIfServed<KubeObject>(
       {verb: 'list', resource, group: 'crd.projectcalico.org'},
       `/apis/crd.projectcalico.org/v1/${resource}`,

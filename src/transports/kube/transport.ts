@@ -369,7 +369,7 @@ function formatMs(ms: number): string {
 }
 
 /** Resources that belong to no namespace: `kubectl auth can-i` takes neither -n nor --all-namespaces for them. */
-const CLUSTER_SCOPED = new Set(['nodes', 'namespaces', 'persistentvolumes', 'clusterroles', 'clusterrolebindings', 'customresourcedefinitions', 'storageclasses', 'priorityclasses', 'runtimeclasses', 'csidrivers', 'csinodes', 'servicecidrs', 'ipaddresses', 'selfsubjectaccessreviews', 'certificatesigningrequests', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'apiservices', 'ippools', 'ipamblocks', 'blockaffinities'])
+const CLUSTER_SCOPED = new Set(['nodes', 'namespaces', 'persistentvolumes', 'clusterroles', 'clusterrolebindings', 'customresourcedefinitions', 'storageclasses', 'priorityclasses', 'runtimeclasses', 'csidrivers', 'csinodes', 'servicecidrs', 'ipaddresses', 'selfsubjectaccessreviews', 'certificatesigningrequests', 'validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'apiservices', 'ippools', 'ipamblocks', 'blockaffinities', 'felixconfigurations'])
 
 function scopeFlag(r: ApiRequest): string {
   if (r.namespace) return ` -n ${r.namespace}`

@@ -81,7 +81,7 @@ describe('reading a healthy cluster', () => {
     const counts = new Map<string, number>()
     for (const r of api.requests) counts.set(`${r.path}?${r.query.fieldSelector ?? ''}`, (counts.get(`${r.path}?${r.query.fieldSelector ?? ''}`) ?? 0) + 1)
     assert.ok([...counts.values()].every((c) => c === 1), JSON.stringify([...counts]))
-    assert.equal(api.requests.length, 20) // version, 15 lists/gets (6 ConfigMaps), 2 configz, 2 logs
+    assert.equal(api.requests.length, 22) // version, 17 lists/gets (7 ConfigMaps, 4 Calico resources), 2 configz, 2 logs
     assert.ok(api.maxInFlight <= 3 && api.maxInFlight >= 2, `max in flight ${api.maxInFlight}`)
   })
 
@@ -379,3 +379,19 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => srv.close(() => r()))
   return port
 }
+
+describe('the CNI MTU inputs', () => {
+  it('reads kube-system/calico-config and the FelixConfigurations (only kept when there are some)', async () => {
+    const felix = {apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: {name: 'default'}, spec: {ipipMTU: 1440, mtuIfacePattern: '^eth.*'}}
+    const calicoConfig = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'calico-config'}, data: {veth_mtu: '0'}}
+    const api = await startFakeApiServer({objects: [...sampleCluster({calico: true}), felix, calicoConfig] as never})
+    try {
+      const snap = await readClusterSnapshot(clientFor(api.kubeconfigPath), {now: NOW})
+      assert.deepEqual(snap.errors, [])
+      assert.deepEqual(snap.calico.felixConfigurations?.map((f) => [f.kind, f.metadata.name, (f as unknown as {spec: unknown}).spec]), [['FelixConfiguration', 'default', {ipipMTU: 1440, mtuIfacePattern: '^eth.*'}]])
+      assert.equal(snap.configMaps.find((c) => c.metadata.name === 'calico-config')?.data?.veth_mtu, '0')
+    } finally {
+      await api.close()
+    }
+  })
+})

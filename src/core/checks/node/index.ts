@@ -10,6 +10,8 @@ import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
 import {checkOverlayMtu, checkPodMtu} from './mtu.js'
 import {checkNodeLocalDnsClusterDns, NODE_LOCAL_DNS_CLUSTER_DNS} from './cluster-dns.js'
 import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
+import {checkConfiguredMtu, checkMtuDrift, checkRoutedPodMtu} from './mtu-config.js'
+import {NODE_CONFIGURED_MTU, NODE_MTU_DRIFT, NODE_ROUTED_POD_MTU} from './specs.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
@@ -26,4 +28,8 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_POD_MTU, run: checkPodMtu},
   // issue #19 item 6: clusterDNS against node-local-dns, across nodes
   {spec: NODE_LOCAL_DNS_CLUSTER_DNS, run: checkNodeLocalDnsClusterDns},
+  // issue #19 item 3: the CNI's configured MTU
+  {spec: NODE_CONFIGURED_MTU, run: checkConfiguredMtu},
+  {spec: NODE_MTU_DRIFT, run: checkMtuDrift},
+  {spec: NODE_ROUTED_POD_MTU, run: checkRoutedPodMtu},
 ]

@@ -61,7 +61,7 @@ export function checkOverlayMtu(ctx: CheckContext): CheckOutcome {
  * The link an overlay device's outer packets leave through: a VXLAN device's own `dev`, else the link carrying the
  * Node's InternalIP of the outer family (the address peers tunnel to and from).
  */
-function underlayOf(ctx: CheckContext, o: OverlayDevice, links: NetInterface[], addrs: NetInterface[] | undefined): {iface: NetInterface; why: string} | {reason: string} {
+export function underlayOf(ctx: CheckContext, o: Pick<OverlayDevice, 'iface' | 'outer'>, links: NetInterface[], addrs: NetInterface[] | undefined): {iface: NetInterface; why: string} | {reason: string} {
   const byName = (n: string) => links.find((l) => l.name === n)
   if (o.iface.vxlan?.dev) {
     const dev = byName(o.iface.vxlan.dev)

@@ -172,3 +172,67 @@ export const NODE_POD_MTU: CheckSpec = {
 }
 
 export const NODE_SPECS_RP_MTU: readonly CheckSpec[] = [NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE, NODE_OVERLAY_MTU, NODE_POD_MTU]
+
+// ---- issue #19 item 3 continued: the CNI's configured MTU (checks in mtu-config.ts) ----
+
+export const NODE_CONFIGURED_MTU: CheckSpec = {
+  id: 'NODE-010',
+  area: 'routes',
+  severity: 'error',
+  title: "The CNI's configured MTU is larger than the underlay's MTU minus the encapsulation overhead",
+  looksAt:
+    "The MTU each CNI is configured with, and where from: Calico's IPIP/VXLAN/WireGuard MTUs for each tunnel device that is up (tunl0, vxlan.calico, wireguard.cali, ...), " +
+    "from the calico-node pod's environment on this node (FELIX_IPINIPMTU, FELIX_VXLANMTU, FELIX_WIREGUARDMTU, with a configMapKeyRef resolved from kube-system/calico-config " +
+    '`veth_mtu`), else the FelixConfiguration `node.NODE`, else `default` (spec.ipipMTU, vxlanMTU, wireguardMTU), as Felix ranks them; flannel\'s FLANNEL_MTU from ' +
+    "/run/flannel/subnet.env (the `flannel-subnet-env` artifact); Cilium's `mtu` in kube-system/cilium-config. Each value is compared with the underlay (a VXLAN device's " +
+    "`dev`, else the interface carrying the Node's InternalIP) minus the tunnel's overhead (IPIP 20, VXLAN 50, WireGuard 60); Cilium's value with the underlay itself, since " +
+    'Cilium subtracts its overhead on the pods\' routes. 0 or unset means auto-detected from the underlay and is not judged here (NODE-007 judges the devices).',
+  why:
+    'A configured MTU is used as it is: the CNI gives it to the tunnel device and the pods (at the next restart of its agent when it comes from an environment variable ' +
+    "or a ConfigMap). Above the underlay's MTU minus the overhead, full-size pod packets become outer packets the underlay cannot carry: they are fragmented or " +
+    'dropped, so small requests work while TLS handshakes and large responses hang (projectcalico/calico#7651, #8953, #1709). The finding names the setting to change.',
+  remedy:
+    'Lower the setting the finding names to the underlay MTU minus the overhead, or set it to 0 to let the CNI detect it: `kubectl -n kube-system edit configmap calico-config` ' +
+    "(`veth_mtu`), `kubectl patch felixconfiguration default --type merge -p '{\"spec\":{\"ipipMTU\":1480}}'`, flannel's `--iface`/network config, or " +
+    '`mtu` in kube-system/cilium-config. Then restart the CNI agents (`kubectl -n kube-system rollout restart daemonset/calico-node`) and recreate the pods: their veths keep the old MTU.',
+  requires: ['ip-link', 'ip-addr', 'cluster:nodes', 'cluster:pods'],
+}
+
+export const NODE_MTU_DRIFT: CheckSpec = {
+  id: 'NODE-011',
+  area: 'routes',
+  severity: 'warning',
+  title: "Tunnel devices or pod veths do not have the MTU the CNI is configured with (the configuration changed, pods or agents not restarted)",
+  looksAt:
+    'The same configured MTUs as NODE-010 (only values set explicitly; auto is not compared) against the devices that should carry them: Calico\'s tunnel devices, and ' +
+    "its pod veths (cali*) against the smallest tunnel MTU when every tunnel's MTU is set; flannel's flannel.1, cni0 and its pod veths against FLANNEL_MTU; Cilium's " +
+    'pod devices (lxc*) against cilium-config `mtu`. Pod veths above the tunnel they send through are errors of NODE-008/NODE-012 and not repeated here.',
+  why:
+    "A CNI applies its MTU when its agent starts and when it creates a pod's veth: a changed ConfigMap or FelixConfiguration leaves the running agent and the existing " +
+    'pods with the old value. Until they restart, pods on one node disagree about the MTU, and the change (often the fix for hanging transfers) has not taken effect.',
+  remedy:
+    'Restart the CNI agent on the node (`kubectl -n kube-system delete pod CNI_AGENT_POD`, or `kubectl -n kube-system rollout restart daemonset/calico-node`), then ' +
+    'recreate the pods whose veths are listed (`kubectl delete pod -n NAMESPACE POD`, or `kubectl rollout restart` of their workloads). If the configuration is the wrong side, set it back.',
+  requires: ['ip-link', 'cluster:pods'],
+}
+
+export const NODE_ROUTED_POD_MTU: CheckSpec = {
+  id: 'NODE-012',
+  area: 'routes',
+  severity: 'error',
+  title: "Pods of a routed CNI (Calico cali*, Cilium lxc*) have a larger MTU than their traffic's path allows",
+  looksAt:
+    "The links (`ip -j -d link show`): the host ends of Calico's pod veths (cali + 11 hex digits) against the smallest Calico tunnel the main routing table sends traffic " +
+    "through (tunl0, vxlan.calico, wireguard.cali), or the underlay (the interface carrying the Node's InternalIP) where no tunnel is up; Cilium's pod devices (lxc*) " +
+    "against the underlay. A veth's host end has the pod end's MTU (one MTU for the pair).",
+  why:
+    'A pod sends packets up to its own MTU. Above the tunnel\'s MTU they do not fit it whole: the node must fragment them or answer "fragmentation needed", which policies and ' +
+    "DF-set traffic turn into silent drops, so large transfers to pods on other nodes stall. Cilium gives pod devices its base MTU and the tunnel overhead to the pods' routes: " +
+    'a pod device above the underlay means that base is larger than the underlay can carry.',
+  remedy:
+    "Make the CNI's MTU fit (see NODE-010, or auto-detection), then recreate the affected pods so they get it: `kubectl delete pod -n NAMESPACE POD` or `kubectl rollout restart` " +
+    'of their workloads.',
+  requires: ['ip-link', 'ip-addr', 'ip-route', 'cluster:nodes'],
+}
+
+export const NODE_SPECS_CNI_MTU: readonly CheckSpec[] = [NODE_CONFIGURED_MTU, NODE_MTU_DRIFT, NODE_ROUTED_POD_MTU]

@@ -67,7 +67,7 @@ describe('agent manifests', () => {
   it('every collection plan item declares what the agent needs for it (or why it cannot run it)', () => {
     assert.deepEqual(COLLECTION_PLAN.map((p) => p.id).filter((id) => AGENT_PRIVILEGES[id] === undefined), [])
     const all = agentPlan()
-    assert.deepEqual(all.skipped.map((s) => s.item.id).sort(), ['bird-protocols', 'bird6-protocols', 'calico-node-status', 'k3s-iptables-version', 'kube-proxy-distribution', 'kube-proxy-manifest', 'kubelet-systemd-state', 'kubelet-unit', 'layout', 'modules-available', 'rancher-config'])
+    assert.deepEqual(all.skipped.map((s) => s.item.id).sort(), ['bird-protocols', 'bird6-protocols', 'calico-node-status', 'flannel-subnet-env', 'k3s-iptables-version', 'kube-proxy-distribution', 'kube-proxy-manifest', 'kubelet-systemd-state', 'kubelet-unit', 'layout', 'modules-available', 'rancher-config'])
     assert.equal(all.plan.length + all.skipped.length, COLLECTION_PLAN.length)
   })
 })
