@@ -197,6 +197,33 @@ function kubeSystemDaemonSet(cluster: ClusterSnapshot, name: string): DaemonSet 
   return cluster.daemonSets.find((ds) => ds.metadata.namespace === KUBE_SYSTEM && ds.metadata.name === name)
 }
 
+/**
+ * A CNI's DaemonSet by name (or by a label, for manifests that renamed it) in whichever namespace it runs: the
+ * snapshot holds every namespace's (flannel's manifest uses kube-flannel, the Tigera operator's calico-node
+ * calico-system); kube-system's wins where both exist. Bundles written before hold kube-system's only.
+ */
+function cniDaemonSet(cluster: ClusterSnapshot, names: readonly string[], label?: {key: string; values: readonly string[]}): DaemonSet | undefined {
+  const found = cluster.daemonSets.filter((ds) => names.includes(ds.metadata.name) || (label !== undefined && label.values.includes(ds.metadata.labels?.[label.key] ?? '')))
+  return found.find((ds) => ds.metadata.namespace === KUBE_SYSTEM) ?? found[0]
+}
+
+/** `DaemonSet kube-flannel/kube-flannel-ds`. */
+function nameOf(ds: DaemonSet): string {
+  return `DaemonSet ${ds.metadata.namespace ?? KUBE_SYSTEM}/${ds.metadata.name}`
+}
+
+/** The DaemonSets CNIs install, by CNI: names across releases (flannel's manifest labels its DaemonSet app=flannel). */
+const CNI_DAEMONSETS: Record<string, {names: readonly string[]; label?: {key: string; values: readonly string[]}}> = {
+  cilium: {names: ['cilium']},
+  antrea: {names: ['antrea-agent']},
+  kubeRouter: {names: ['kube-router']},
+  calico: {names: ['calico-node']},
+  canal: {names: ['canal', 'rke2-canal']},
+  flannel: {names: ['kube-flannel-ds', 'kube-flannel', 'flannel'], label: {key: 'app', values: ['flannel']}},
+  awsNode: {names: ['aws-node']},
+  azureCns: {names: ['azure-cns']},
+}
+
 function kubeSystemConfigMap(cluster: ClusterSnapshot, name: string): ConfigMap | undefined {
   return cluster.configMaps.find((c) => c.metadata.namespace === KUBE_SYSTEM && c.metadata.name === name)
 }
@@ -284,10 +311,14 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
   const links = new Set(d?.links ?? [])
   const anyLink = (prefix: string) => [...links].some((l) => l.startsWith(prefix))
   const type = d?.cni.firstType
-  const ds = (name: string) => kubeSystemDaemonSet(cluster, name)
+  const ds = (cni: keyof typeof CNI_DAEMONSETS): DaemonSet | undefined => {
+    const spec = CNI_DAEMONSETS[cni]
+    return spec ? cniDaemonSet(cluster, spec.names, spec.label) : undefined
+  }
   const from = (what: string) => ev.push(`CNI: ${what}`)
 
-  if (links.has('cilium_host') || type === 'cilium-cni' || ds('cilium') || ciliumConfig(cluster)) {
+  const cilium = ds('cilium')
+  if (links.has('cilium_host') || type === 'cilium-cni' || cilium || ciliumConfig(cluster)) {
     const cm = ciliumConfig(cluster)?.data ?? {}
     const mode = links.has('cilium_vxlan')
       ? 'vxlan'
@@ -296,44 +327,50 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
         : cm['routing-mode'] === 'native' || cm.tunnel === 'disabled'
           ? 'native'
           : cm['tunnel-protocol'] ?? (cm.tunnel && cm.tunnel !== 'disabled' ? cm.tunnel : undefined)
-    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : ds('cilium') ? 'DaemonSet kube-system/cilium' : 'ConfigMap kube-system/cilium-config')
+    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : cilium ? nameOf(cilium) : 'ConfigMap kube-system/cilium-config')
     return mode ? {name: 'cilium', mode} : {name: 'cilium'}
   }
   if (links.has('ovn-k8s-mp0') || type === 'ovn-k8s-cni-overlay') {
     from(links.has('ovn-k8s-mp0') ? 'link ovn-k8s-mp0' : `CNI config type ${type}`)
     return {name: 'ovn-kubernetes', mode: 'geneve'}
   }
-  if (links.has('antrea-gw0') || type === 'antrea' || ds('antrea-agent')) {
-    from(links.has('antrea-gw0') ? 'link antrea-gw0' : type === 'antrea' ? 'CNI config type antrea' : 'DaemonSet kube-system/antrea-agent')
+  const antrea = ds('antrea')
+  if (links.has('antrea-gw0') || type === 'antrea' || antrea) {
+    from(links.has('antrea-gw0') ? 'link antrea-gw0' : type === 'antrea' ? 'CNI config type antrea' : nameOf(antrea!))
     return {name: 'antrea'}
   }
-  if (links.has('kube-bridge') || ds('kube-router')) {
-    from(links.has('kube-bridge') ? 'link kube-bridge' : 'DaemonSet kube-system/kube-router')
+  const router = ds('kubeRouter')
+  if (links.has('kube-bridge') || router) {
+    from(links.has('kube-bridge') ? 'link kube-bridge' : nameOf(router!))
     return {name: 'kube-router', mode: 'bgp'}
   }
-  const calico = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico' || ds('calico-node')
-  const flannel = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel' || ds('kube-flannel-ds') || ds('kube-flannel')
-  if (calico) {
-    const cn = ds('calico-node')
-    if (flannel || ds('canal')) {
-      from(links.has('flannel.1') ? 'Calico links or config with flannel.1 (canal)' : 'DaemonSet kube-system/canal')
+  const cn = ds('calico')
+  const canal = ds('canal')
+  const flannelDs = ds('flannel')
+  const calico = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico' || cn !== undefined
+  const flannel = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel' || flannelDs !== undefined
+  if (calico || canal) {
+    if (flannel || canal) {
+      from(links.has('flannel.1') ? 'Calico links or config with flannel.1 (canal)' : canal ? nameOf(canal) : `${nameOf(flannelDs!)} beside Calico`)
       return {name: 'canal', mode: 'vxlan'}
     }
     const mode = calicoMode(links, cluster, cn)
-    from(links.has('vxlan.calico') ? 'link vxlan.calico' : links.has('tunl0') ? 'link tunl0' : type === 'calico' ? `CNI config type calico (${d?.cni.first})` : cn ? 'DaemonSet kube-system/calico-node' : 'cali* links')
+    from(links.has('vxlan.calico') ? 'link vxlan.calico' : links.has('tunl0') ? 'link tunl0' : type === 'calico' ? `CNI config type calico (${d?.cni.first})` : cn ? nameOf(cn) : 'cali* links')
     return mode ? {name: 'calico', mode} : {name: 'calico'}
   }
   if (flannel) {
-    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : undefined
-    from(links.has('flannel.1') ? 'link flannel.1' : type === 'flannel' ? `CNI config type flannel (${d?.cni.first})` : 'flannel DaemonSet')
+    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : flannelBackend(cluster)
+    from(links.has('flannel.1') ? 'link flannel.1' : type === 'flannel' ? `CNI config type flannel (${d?.cni.first})` : nameOf(flannelDs!))
     return mode ? {name: 'flannel', mode} : {name: 'flannel'}
   }
-  if (type === 'aws-cni' || anyLink('eni') || ds('aws-node')) {
-    from(type === 'aws-cni' ? `CNI config type aws-cni (${d?.cni.first})` : anyLink('eni') ? 'eni* links' : 'DaemonSet kube-system/aws-node')
+  const awsNode = ds('awsNode')
+  if (type === 'aws-cni' || anyLink('eni') || awsNode) {
+    from(type === 'aws-cni' ? `CNI config type aws-cni (${d?.cni.first})` : anyLink('eni') ? 'eni* links' : nameOf(awsNode!))
     return {name: 'aws-vpc-cni', mode: 'eni'}
   }
-  if (type === 'azure-vnet' || anyLink('azv') || ds('azure-cns')) {
-    from(type === 'azure-vnet' ? `CNI config type azure-vnet (${d?.cni.first})` : anyLink('azv') ? 'azv* links' : 'DaemonSet kube-system/azure-cns')
+  const azure = ds('azureCns')
+  if (type === 'azure-vnet' || anyLink('azv') || azure) {
+    from(type === 'azure-vnet' ? `CNI config type azure-vnet (${d?.cni.first})` : anyLink('azv') ? 'azv* links' : nameOf(azure!))
     return {name: 'azure-cni'}
   }
   if (links.has('weave') || type === 'weave-net') {
@@ -349,6 +386,15 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
     return {name: 'other', detail: type}
   }
   return {name: 'unknown'}
+}
+
+/**
+ * flannel's backend from the Nodes' lease annotations (`flannel.alpha.coreos.com/backend-type`, which flanneld
+ * writes on every Node it manages), when the node itself was not examined; undefined when the Nodes disagree or say nothing.
+ */
+function flannelBackend(cluster: ClusterSnapshot): string | undefined {
+  const types = new Set(cluster.nodes.map((n) => n.metadata.annotations?.['flannel.alpha.coreos.com/backend-type']).filter((t): t is string => t !== undefined && t !== ''))
+  return types.size === 1 ? [...types][0] : undefined
 }
 
 function calicoMode(links: Set<string>, cluster: ClusterSnapshot, cn: DaemonSet | undefined): string | undefined {
@@ -413,15 +459,17 @@ function otherOwner(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, la
     ev.push(`kube-system/cilium-config kube-proxy-replacement: "${kpr.value}"`)
     if (kpr.replaces) return {owner: 'cilium', reason: `kube-proxy-replacement=${kpr.value} in kube-system/cilium-config`}
   }
-  const calicoNode = kubeSystemDaemonSet(cluster, 'calico-node')
-  if (envOf(calicoNode, 'FELIX_BPFENABLED')?.toLowerCase() === 'true') {
-    ev.push('DaemonSet kube-system/calico-node sets FELIX_BPFENABLED=true')
-    return {owner: 'calico-ebpf', reason: 'FELIX_BPFENABLED=true on DaemonSet kube-system/calico-node'}
+  // The Tigera operator runs calico-node in calico-system and sets FELIX_BPFENABLED on it only for the BPF dataplane
+  // (tigera/operator pkg/controller/installation tests); manifest installs run it in kube-system.
+  const calicoNode = cniDaemonSet(cluster, ['calico-node'])
+  if (calicoNode && envOf(calicoNode, 'FELIX_BPFENABLED')?.toLowerCase() === 'true') {
+    ev.push(`${nameOf(calicoNode)} sets FELIX_BPFENABLED=true`)
+    return {owner: 'calico-ebpf', reason: `FELIX_BPFENABLED=true on ${nameOf(calicoNode)}`}
   }
   // NOTE: Calico's eBPF mode set through FelixConfiguration (bpfEnabled) is not in the snapshot: a Calico node
   // without the env variable stays with kube-proxy or unknown, never a guess.
   if (layout.cni.name === 'ovn-kubernetes') return {owner: 'ovn-kubernetes', reason: 'OVN-Kubernetes implements Services as OVN load balancers (link ovn-k8s-mp0)'}
-  const router = kubeSystemDaemonSet(cluster, 'kube-router')
+  const router = cniDaemonSet(cluster, ['kube-router'])
   const routerArgs = argsOf(router)
   if (routerArgs.some((a) => a === '--run-service-proxy' || a === '--run-service-proxy=true') || (d?.processes.some((p) => p.name === 'kube-router' && flagValue(p.argv, 'run-service-proxy') === 'true') ?? false)) {
     return {owner: 'kube-router', reason: 'kube-router runs with --run-service-proxy=true'}
