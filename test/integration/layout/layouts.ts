@@ -242,6 +242,8 @@ export interface Layout {
   calicoRoutes?: {remove: string[]}
   /** flannel VXLAN routes to other nodes' podCIDRs here (the missing-route fault applies: RT-009). */
   flannelRoutes?: {remove: string[]}
+  /** Where this layout configures kube-proxy's mode outside a ConfigMap: text appended to that file sets nftables (PROXY-003 while iptables runs), and the restart the remedy names. */
+  modeFault?: {file: string; append: string; restart: RegExp}
 }
 
 const KUBEADM_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
@@ -409,6 +411,7 @@ function k3s(): Layout {
     kubeProxyMode: 'iptables',
     summary: 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan',
     flannelRoutes: {remove: ['10.42.1.0/24']},
+    modeFault: {file: 'etc/rancher/k3s/config.yaml', append: '  - proxy-mode=nftables\n', restart: /systemctl restart k3s/},
     owner: 'kube-proxy',
     dnsFile: 'var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf',
     dnsLine: '- 10.43.0.10',
@@ -479,6 +482,7 @@ function rke2(): Layout {
     kubeProxyMode: 'iptables',
     summary: 'RKE2 v1.33.4+rke2r1 · kube-proxy static pod, iptables · canal vxlan',
     owner: 'kube-proxy',
+    modeFault: {file: 'etc/rancher/rke2/config.yaml', append: 'kube-proxy-arg:\n  - proxy-mode=nftables\n', restart: /systemctl restart rke2-server/},
     dnsFile: 'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf',
     dnsLine: '- 10.43.0.10',
   }
