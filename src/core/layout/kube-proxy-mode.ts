@@ -67,10 +67,10 @@ function manifestMode(text: string): {mode?: string; source: string; usesConfig:
 
 /**
  * The configured mode on layouts that keep it outside a ConfigMap, or undefined (a ConfigMap/DaemonSet layout, or
- * nothing read: the kube-proxy facts decide). Facts: k3s starts its kube-proxy with --proxy-mode=iptables and
- * appends kube-proxy-arg (k3s-io/k3s pkg/daemons/agent kubeProxyArgs + config.GetArgsList); RKE2 writes the same
- * arguments into its kube-proxy static pod manifest when it starts (NOTE: that RKE2 rewrites the manifest from
- * kube-proxy-arg on every start is taken from its documentation, not read in its source).
+ * nothing read: the kube-proxy facts decide). Facts: k3s starts its kube-proxy with --proxy-mode=iptables, which a
+ * kube-proxy-arg of the same name replaces (k3s-io/k3s pkg/daemons/agent kubeProxyArgs + pkg/util GetArgs); RKE2
+ * removes its kube-proxy static pod manifest when it starts and writes it again from those arguments (rancher/rke2
+ * pkg/podexecutor/staticpod.go), so a kube-proxy-arg edited since is the intended mode until rke2 restarts.
  */
 export function layoutProxyMode(layout: ResolvedLayout, inputs: LayoutProxyModeInputs): LayoutProxyMode | {unknown: string} | undefined {
   if (layout.distribution === 'k3s' && layout.kubeProxy.where === 'embedded') {

@@ -94,7 +94,11 @@ export function resolveLayout(input: LayoutInputs): ResolvedLayout {
   if (version) out.version = version
   const os = d?.osRelease?.prettyName ?? node?.status?.nodeInfo?.osImage
   if (os) out.os = os
-  if (table.clusterDNS) out.clusterDNS = table.clusterDNS
+  if (table.clusterDNS) {
+    const dns = rancherClusterDNS(distribution, d, input.rancherConfig)
+    out.clusterDNS = dns?.value ?? table.clusterDNS
+    evidence.push(dns ? `clusterDNS ${dns.value} (cluster-dns in ${dns.source})` : `clusterDNS ${table.clusterDNS} (${table.title}'s default cluster-dns; a server's cluster-dns reaches agents when they join, not through their config.yaml)`)
+  }
   out.kubeProxy = resolveKubeProxy(d, distribution, input, evidence)
   out.servicesOwner = resolveServicesOwner(d, input, out, evidence)
   if (out.servicesOwner.owner === 'kube-proxy' && input.proxyMode) out.kubeProxy.mode = input.proxyMode
@@ -188,6 +192,20 @@ function kubeletOf(d: LayoutDiscovery | undefined, distribution: Distribution, e
     return out
   }
   return {configPaths: table.kubelet.configPaths, configDirs: table.kubelet.configDirs, flagsSource: table.kubelet.flagsSource, source: distribution === 'unknown' ? 'unknown' : 'layout table'}
+}
+
+/**
+ * `cluster-dns` from the k3s/RKE2 config files of this distribution (and the k3s/rke2 command line): both write it
+ * as clusterDNS into the kubelet drop-in 00-<k3s|rke2>-defaults.conf (k3s-io/k3s pkg/daemons/agent writeKubeletConfig,
+ * which RKE2 builds with Program=rke2); absent, the default 10.43.0.10 (k3s control defaults; docs.rke2.io server config).
+ */
+function rancherClusterDNS(distribution: Distribution, d: LayoutDiscovery | undefined, rancherConfig: string | undefined): {value: string; source: string} | undefined {
+  if (distribution !== 'k3s' && distribution !== 'rke2') return undefined
+  const argv = process(d, distribution)?.argv ?? (distribution === 'k3s' && d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : [])
+  const s = parseRancherSettings(rancherConfig, argv).scalars['cluster-dns']
+  if (!s) return undefined
+  const own = s.source.startsWith(`/etc/rancher/${distribution}/`) || s.source === 'the k3s command line'
+  return own ? {value: s.value, source: s.source === 'the k3s command line' ? `the ${distribution} command line` : s.source} : undefined
 }
 
 // -------------------------------------------------------------------------------------------------------------

@@ -104,6 +104,8 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
         const n = clean.report.nodes[0]!
         assert.equal(n.layout?.summary, layout.summary, JSON.stringify(n.layout))
         assert.equal(n.layout?.servicesOwner.owner, layout.owner)
+        // k3s/RKE2 name their clusterDNS (cluster-dns, default 10.43.0.10): the same address their kubelet drop-in holds.
+        if (n.layout?.clusterDNS !== undefined) assert.equal(n.layout.clusterDNS, /\d+\.\d+\.\d+\.\d+/.exec(layout.dnsLine)?.[0])
         assert.deepEqual(show(loud(clean.report)), '')
       })
 

@@ -452,8 +452,10 @@ function rke2(): Layout {
     },
     processes: [
       {name: 'rke2', argv0: '/usr/local/bin/rke2', args: ['agent']},
-      // RKE2 runs the kubelet as its own process with k3s's agent arguments (--config-dir, --read-only-port=0, ...).
-      {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--read-only-port=0', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--node-labels=', '--max-pods=150']},
+      // RKE2 runs the kubelet as its own process (rancher/rke2 pkg/podexecutor Kubelet): its three arguments, then k3s's
+      // agent arguments with kubelet-arg merged in, sorted by name (k3s-io/k3s pkg/util GetArgs; kubeletArgsAndConfig
+      // passes --config-dir and --read-only-port=0). NOTE: --cloud-provider/--node-ip depend on the CCM setting, left out.
+      {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--max-pods=150', '--node-labels=', '--read-only-port=0']},
       {name: 'kube-proxy', argv0: 'kube-proxy', args: [...kubeProxyFlags]},
       {name: 'calico-node', argv0: 'calico-node', args: ['-felix']},
       {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr']},
