@@ -189,8 +189,24 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   snap.endpointSlices = sortByKey(endpointSlices ?? [])
   snap.daemonSets = sortByKey(daemonSets ?? [])
   snap.serviceCIDRs = sortByKey(serviceCIDRs ?? [])
+  // Cilium installed in a namespace of its own keeps cilium-config there (who implements Services: core/layout).
+  const ciliumNs = snap.daemonSets.find((d) => d.metadata.name === 'cilium' && d.metadata.namespace !== KUBE_SYSTEM)?.metadata.namespace
+  const ciliumConfig =
+    ciliumNs !== undefined && !configMaps.some((c) => c?.metadata.name === 'cilium-config')
+      ? await attempt(`get configmaps cilium-config -n ${ciliumNs}`, async () => {
+          try {
+            return await reader.getConfigMap(ciliumNs, 'cilium-config')
+          } catch (err) {
+            // Refused: a fact to note (who implements Services stays unknown), not a failed ConfigMap read that would
+            // stop every check needing kube-system's ConfigMaps.
+            if (!(err instanceof ClusterAccessError) || !err.forbidden) throw err
+            unavailable.push({resource: 'configmaps', why: 'forbidden', note: `reading ConfigMap ${ciliumNs}/cilium-config is forbidden (403: ${err.message}): whether Cilium replaces kube-proxy is not known from the API`})
+            return undefined
+          }
+        })
+      : undefined
+  snap.configMaps = sortByKey([...configMaps, ciliumConfig].filter((c) => c !== undefined))
   if (unavailable.length > 0) snap.unavailable = [...unavailable].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
-  snap.configMaps = sortByKey(configMaps.filter((c) => c !== undefined))
   snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
 
   // Per-node reads need the node list, so they form a second wave.

@@ -321,8 +321,13 @@ function argsOf(ds: DaemonSet | undefined): string[] {
   return (ds?.spec?.template?.spec?.containers ?? []).flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])
 }
 
+/** cilium-config: kube-system's (Cilium's Helm default), else the one beside a Cilium installed in a namespace of its own. */
 function ciliumConfig(cluster: ClusterSnapshot): ConfigMap | undefined {
-  return kubeSystemConfigMap(cluster, 'cilium-config')
+  return kubeSystemConfigMap(cluster, 'cilium-config') ?? cluster.configMaps.find((c) => c.metadata.name === 'cilium-config')
+}
+
+function ciliumConfigName(cluster: ClusterSnapshot): string {
+  return `${ciliumConfig(cluster)?.metadata.namespace ?? KUBE_SYSTEM}/cilium-config`
 }
 
 function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev: string[]): ResolvedLayout['cni'] {
@@ -345,7 +350,7 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
         : cm['routing-mode'] === 'native' || cm.tunnel === 'disabled'
           ? 'native'
           : cm['tunnel-protocol'] ?? (cm.tunnel && cm.tunnel !== 'disabled' ? cm.tunnel : undefined)
-    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : cilium ? nameOf(cilium) : 'ConfigMap kube-system/cilium-config')
+    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : cilium ? nameOf(cilium) : `ConfigMap ${ciliumConfigName(cluster)}`)
     return mode ? {name: 'cilium', mode} : {name: 'cilium'}
   }
   if (links.has('ovn-k8s-mp0') || type === 'ovn-k8s-cni-overlay') {
@@ -403,6 +408,8 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
     from(`CNI config type ${type} (${d?.cni.first}), not one node-doctor knows`)
     return {name: 'other', detail: type}
   }
+  const refused = cluster.unavailable?.find((u) => u.resource === 'daemonsets')
+  if (refused) from(`unknown; ${refused.note}`)
   return {name: 'unknown'}
 }
 
@@ -429,7 +436,7 @@ function calicoMode(links: Set<string>, cluster: ClusterSnapshot, cn: DaemonSet 
 // -------------------------------------------------------------------------------------------------------------
 // Services
 
-/** Cilium's kube-proxy replacement, from kube-system/cilium-config: `true` (and the older `strict`) replace kube-proxy. */
+/** Cilium's kube-proxy replacement, from cilium-config (kube-system's, else Cilium's own namespace's): `true` (and the older `strict`) replace kube-proxy. */
 export function ciliumKubeProxyReplacement(cluster: ClusterSnapshot): {replaces: boolean; value: string} | undefined {
   const v = ciliumConfig(cluster)?.data?.['kube-proxy-replacement']
   if (v === undefined) return undefined
@@ -474,8 +481,8 @@ function resolveServicesOwner(d: LayoutDiscovery | undefined, input: LayoutInput
 function otherOwner(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, layout: ResolvedLayout, ev: string[]): ResolvedServicesOwner | undefined {
   const kpr = ciliumKubeProxyReplacement(cluster)
   if (kpr) {
-    ev.push(`kube-system/cilium-config kube-proxy-replacement: "${kpr.value}"`)
-    if (kpr.replaces) return {owner: 'cilium', reason: `kube-proxy-replacement=${kpr.value} in kube-system/cilium-config`}
+    ev.push(`${ciliumConfigName(cluster)} kube-proxy-replacement: "${kpr.value}"`)
+    if (kpr.replaces) return {owner: 'cilium', reason: `kube-proxy-replacement=${kpr.value} in ${ciliumConfigName(cluster)}`}
   }
   // The Tigera operator runs calico-node in calico-system and sets FELIX_BPFENABLED on it only for the BPF dataplane
   // (tigera/operator pkg/controller/installation tests); manifest installs run it in kube-system.

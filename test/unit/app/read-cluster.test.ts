@@ -164,6 +164,17 @@ describe('readClusterSnapshot', () => {
     assert.deepEqual(none.daemonSets, [])
   })
 
+  it("reads cilium-config beside a Cilium DaemonSet in a namespace of its own (and only then)", async () => {
+    const cilium = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'cilium', namespace: 'cilium'}} as DaemonSet
+    const config = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'cilium-config', namespace: 'cilium'}, data: {'kube-proxy-replacement': 'true'}} as ConfigMap
+    const reader = new MemoryReader([...sampleCluster(), cilium, config])
+    const snap = await readClusterSnapshot(reader, {now: NOW})
+    assert.deepEqual(snap.configMaps.filter((c) => c.metadata.name === 'cilium-config').map((c) => c.metadata.namespace), ['cilium'])
+    const plain = new MemoryReader(sampleCluster())
+    await readClusterSnapshot(plain, {now: NOW})
+    assert.deepEqual(plain.calls.filter((c) => c === 'getConfigMap(cilium-config)'), ['getConfigMap(cilium-config)'], "kube-system's only")
+  })
+
   it('merges kube-system pods with the named nodes\' pods once each and tails kube-proxy logs by container', async () => {
     const objects = [...sampleCluster(), pod('kube-system', 'kube-proxy-sidecar', 'node-a', '192.168.0.11', {'k8s-app': 'kube-proxy'}, ['log-shipper', 'kube-proxy'])]
     const reader = new MemoryReader(objects)

@@ -195,6 +195,22 @@ describe('resolveLayout from DaemonSets in the namespaces CNIs really use (API o
     }
   })
 
+  it("Cilium in a namespace of its own: its cilium-config there says who implements Services", () => {
+    const cluster = kubeadmCluster([{metadata: {name: 'cilium', namespace: 'cilium'}}])
+    cluster.configMaps.push({metadata: {name: 'cilium-config', namespace: 'cilium'}, data: {'kube-proxy-replacement': 'true', 'routing-mode': 'native'}})
+    const l = resolveLayout({node: 'n', cluster})
+    assert.deepEqual([l.cni.name, l.cni.mode, l.servicesOwner.owner], ['cilium', 'native', 'cilium'])
+    assert.equal(l.servicesOwner.reason, 'kube-proxy-replacement=true in cilium/cilium-config')
+  })
+
+  it('where DaemonSets outside kube-system could not be listed, an unknown CNI says so', () => {
+    const cluster = kubeadmCluster([])
+    cluster.unavailable = [{resource: 'daemonsets', why: 'forbidden', note: 'listing DaemonSets in all namespaces is forbidden for this user'}]
+    const l = resolveLayout({node: 'n', cluster})
+    assert.equal(l.cni.name, 'unknown')
+    assert.ok(l.evidence.includes('CNI: unknown; listing DaemonSets in all namespaces is forbidden for this user'), l.evidence.join('\n'))
+  })
+
   it('kube-router with --run-service-proxy owns Services wherever its DaemonSet is', () => {
     const router = {metadata: {name: 'kube-router', namespace: 'kube-system'}, spec: {template: {spec: {containers: [{name: 'kube-router', args: ['--run-router=true', '--run-service-proxy=true']}]}}}}
     const l = resolveLayout({node: 'n', cluster: kubeadmCluster([router])})
