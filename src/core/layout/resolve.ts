@@ -86,7 +86,7 @@ export function resolveLayout(input: LayoutInputs): ResolvedLayout {
     title: table.title,
     kubelet: kubeletOf(d, distribution, evidence),
     kubeProxy: {where: 'unknown', detail: ''},
-    cni: resolveCni(d, input.cluster, evidence),
+    cni: resolveCni(d, input.cluster, input.node, evidence),
     servicesOwner: {owner: 'unknown', reason: ''},
     discovered: d !== undefined,
     evidence,
@@ -330,7 +330,7 @@ function ciliumConfigName(cluster: ClusterSnapshot): string {
   return `${ciliumConfig(cluster)?.metadata.namespace ?? KUBE_SYSTEM}/cilium-config`
 }
 
-function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev: string[]): ResolvedLayout['cni'] {
+function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, node: string, ev: string[]): ResolvedLayout['cni'] {
   const links = new Set(d?.links ?? [])
   const anyLink = (prefix: string) => [...links].some((l) => l.startsWith(prefix))
   const type = d?.cni.firstType
@@ -370,10 +370,14 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
   const cn = ds('calico')
   const canal = ds('canal')
   const flannelDs = ds('flannel')
-  const calico = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico' || cn !== undefined
-  const flannel = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel' || flannelDs !== undefined
+  const calicoOnNode = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico'
+  const flannelOnNode = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel'
+  const calico = calicoOnNode || cn !== undefined
+  // A DaemonSet is cluster-wide: where the node was examined, its own links and CNI config decide (a flannel
+  // DaemonSet beside a node with only Calico links does not make it canal).
+  const flannel = flannelOnNode || (flannelDs !== undefined && (d === undefined || !calicoOnNode))
   if (calico || canal) {
-    if (flannel || canal) {
+    if (flannelOnNode || canal || (d === undefined && flannelDs !== undefined)) {
       from(links.has('flannel.1') ? 'Calico links or config with flannel.1 (canal)' : canal ? nameOf(canal) : `${nameOf(flannelDs!)} beside Calico`)
       return {name: 'canal', mode: 'vxlan'}
     }
@@ -382,7 +386,7 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
     return mode ? {name: 'calico', mode} : {name: 'calico'}
   }
   if (flannel) {
-    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : flannelBackend(cluster)
+    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : d === undefined ? flannelBackend(cluster, node) : undefined
     from(links.has('flannel.1') ? 'link flannel.1' : type === 'flannel' ? `CNI config type flannel (${d?.cni.first})` : nameOf(flannelDs!))
     return mode ? {name: 'flannel', mode} : {name: 'flannel'}
   }
@@ -414,12 +418,12 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
 }
 
 /**
- * flannel's backend from the Nodes' lease annotations (`flannel.alpha.coreos.com/backend-type`, which flanneld
- * writes on every Node it manages), when the node itself was not examined; undefined when the Nodes disagree or say nothing.
+ * flannel's backend from this Node's lease annotation (`flannel.alpha.coreos.com/backend-type`, which flanneld writes
+ * on the Node it runs on), when the node itself was not examined; another Node's word is not this node's.
  */
-function flannelBackend(cluster: ClusterSnapshot): string | undefined {
-  const types = new Set(cluster.nodes.map((n) => n.metadata.annotations?.['flannel.alpha.coreos.com/backend-type']).filter((t): t is string => t !== undefined && t !== ''))
-  return types.size === 1 ? [...types][0] : undefined
+function flannelBackend(cluster: ClusterSnapshot, node: string): string | undefined {
+  const t = cluster.nodes.find((n) => n.metadata.name === node)?.metadata.annotations?.['flannel.alpha.coreos.com/backend-type']
+  return t === undefined || t === '' ? undefined : t
 }
 
 function calicoMode(links: Set<string>, cluster: ClusterSnapshot, cn: DaemonSet | undefined): string | undefined {
