@@ -35,7 +35,11 @@ export interface ConfiguredModeView {
  * manifest, GKE's kube-proxy.manifest (core/layout/kube-proxy-mode.ts); elsewhere the ConfigMap and the pod's flags.
  */
 export function configuredMode(ctx: CheckContext): {configured: ConfiguredModeView} | {configuredUnknown: string} {
-  const facts = factsOf(ctx)
+  return configuredModeOf(factsOf(ctx))
+}
+
+/** configuredMode over a node's facts (the assumptions name the same source). */
+export function configuredModeOf(facts: NodeFacts): {configured: ConfiguredModeView} | {configuredUnknown: string} {
   const rancherConfig = facts.text('rancher-config')
   const manifest = facts.text(KUBE_PROXY_MANIFEST_ARTIFACT)
   const fromLayout = layoutProxyMode(facts.resolvedLayout, {...(rancherConfig === undefined ? {} : {rancherConfig}), ...(manifest === undefined ? {} : {manifest})})

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
+import {nodeAssumptions} from '../../../../../src/core/checks/assumptions.js'
 import {PROXY_MODE_CHECKS} from '../../../../../src/core/checks/proxy-mode/index.js'
 import {runChecks} from '../../../../../src/core/checks/run.js'
 import {KUBE_PROXY_MANIFEST_ARTIFACT} from '../../../../../src/core/collection/plan.js'
+import {RunFacts} from '../../../../../src/core/facts/node-facts.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../../../src/core/model/snapshot.js'
 import {readBundle} from '../../../../../src/transports/bundle/bundle.js'
 import {FIXTURES} from '../../../../support/golden.js'
@@ -59,6 +61,13 @@ describe('PROXY-001..003 on k3s: kube-proxy-arg in config.yaml', () => {
     for (const id of MODE_CHECKS) assert.equal(run(id, s).status, 'passed', id)
     const ipvs = await layoutBundle('k3s-flannel', {'rancher-config': k3sConfig(['proxy-mode=ipvs']), 'proxy-mode': 'ipvs'})
     for (const id of MODE_CHECKS) assert.equal(run(id, ipvs).status, 'passed', id)
+  })
+
+  it("the report's assumptions name the same source when kube-proxy's running mode is not known", async () => {
+    const mode = (s: {cluster: ClusterSnapshot; node: NodeSnapshot}) => nodeAssumptions(new RunFacts(s.cluster).forNode(s.node)).find((a) => a.name === 'mode')
+    assert.deepEqual(mode(await layoutBundle('k3s-flannel', {'rancher-config': k3sConfig(['proxy-mode=ipvs'])})), {name: 'mode', value: 'ipvs', source: 'kube-proxy-arg proxy-mode=ipvs in /etc/rancher/k3s/config.yaml'})
+    assert.deepEqual(mode(await layoutBundle('k3s-flannel', {'rancher-config': k3sConfig([])})), {name: 'mode', value: 'iptables', source: 'default (no kube-proxy-arg proxy-mode: k3s starts kube-proxy with --proxy-mode=iptables)'})
+    assert.equal(mode(await layoutBundle('k3s-flannel', {'rancher-config': k3sConfig(['proxy-mode=ipvs']), 'proxy-mode': 'iptables'}))?.source, 'kube-proxy /proxyMode', 'the running mode first')
   })
 
   it('without the rancher-config artifact the mode is unknown (not assumed), and the checks say why', async () => {
