@@ -4,7 +4,7 @@
 import pLimit from 'p-limit'
 import type {CollectionError} from '../core/model/report.js'
 import {type ClusterSnapshot, emptyClusterSnapshot, type UnavailableResource} from '../core/model/snapshot.js'
-import {type KubeObject, type Node, type Pod, objectKey} from '../core/model/k8s.js'
+import {type DaemonSet, type KubeObject, type Node, type Pod, objectKey} from '../core/model/k8s.js'
 import {type ApiRequest, type CalicoResource, ClusterAccessError, type ClusterReader, describeRequest} from '../ports/cluster.js'
 
 export interface ReadClusterOptions {
@@ -20,6 +20,13 @@ export interface ReadClusterOptions {
 }
 
 export const KUBE_SYSTEM = 'kube-system'
+/**
+ * Where CNIs put their DaemonSets, read one by one when the cluster-wide list is forbidden: kube-system (kube-proxy,
+ * Calico and Cilium manifests, canal, kube-router, aws-node, Antrea), kube-flannel (flannel's manifest), calico-system
+ * (calico-node under the Tigera operator; tigera-operator itself holds only the operator's Deployment), cilium (a
+ * Cilium Helm release in a namespace of its own), ovn-kubernetes. kube-system first: its failure is a failed read.
+ */
+export const DAEMONSET_NAMESPACES = [KUBE_SYSTEM, 'kube-flannel', 'calico-system', 'cilium', 'ovn-kubernetes'] as const
 /**
  * kube-system ConfigMaps that record the intended kube-proxy and kubelet configuration (kubeadm names), cilium-config (who
  * implements Services: core/layout; its `mtu`) and calico-config (manifest installs: `veth_mtu`, the CNI MTU checks).
@@ -40,9 +47,12 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   // One slot per task so errors come out in a fixed order whatever order requests complete in.
   const errorSlots: CollectionError[][] = []
 
-  const attempt = async <T>(fallbackSource: string, fn: () => Promise<T>, node?: string): Promise<T | undefined> => {
+  const reserve = (): CollectionError[] => {
     const slot: CollectionError[] = []
     errorSlots.push(slot)
+    return slot
+  }
+  const attemptIn = async <T>(slot: CollectionError[], fallbackSource: string, fn: () => Promise<T>, node?: string): Promise<T | undefined> => {
     try {
       return await limit(fn)
     } catch (err) {
@@ -56,6 +66,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
       return undefined
     }
   }
+  const attempt = <T>(fallbackSource: string, fn: () => Promise<T>, node?: string): Promise<T | undefined> => attemptIn(reserve(), fallbackSource, fn, node)
 
   // The version call doubles as the reachability and credentials probe, before fanning out: if even it cannot get
   // an answer (a timeout included), nothing else will.
@@ -115,13 +126,59 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
         throw err
       }
     })
+  // DaemonSets in every namespace, one list: CNIs keep theirs outside kube-system (flannel's manifest in kube-flannel,
+  // the Tigera operator's calico-node in calico-system). Where RBAC refuses the cluster scope (403), the namespaces
+  // CNIs use are read one by one; only kube-system's failure is a failed read (the checks read kube-system's), the
+  // others are noted as unavailable.
+  const readDaemonSets = async (): Promise<DaemonSet[] | undefined> => {
+    const slot = reserve()
+    const scope: {refused?: ClusterAccessError} = {}
+    const all = await attemptIn(slot, 'list daemonsets.apps', async () => {
+      try {
+        return await reader.listDaemonSets()
+      } catch (err) {
+        if (!(err instanceof ClusterAccessError) || !err.forbidden) throw err
+        scope.refused = err
+        return undefined
+      }
+    })
+    const refused = scope.refused
+    if (refused === undefined) return all
+    const forbiddenIn: string[] = []
+    const lists = await Promise.all(
+      DAEMONSET_NAMESPACES.map((ns) =>
+        ns === KUBE_SYSTEM
+          ? attemptIn(slot, `list daemonsets.apps -n ${ns}`, () => reader.listDaemonSets(ns))
+          : attemptIn(slot, `list daemonsets.apps -n ${ns}`, async () => {
+              try {
+                return await reader.listDaemonSets(ns)
+              } catch (err) {
+                if (!(err instanceof ClusterAccessError) || !err.forbidden) throw err
+                forbiddenIn.push(ns)
+                return []
+              }
+            }),
+      ),
+    )
+    const others = DAEMONSET_NAMESPACES.filter((ns) => ns !== KUBE_SYSTEM)
+    const refusedToo = others.filter((ns) => forbiddenIn.includes(ns))
+    unavailable.push({
+      resource: 'daemonsets',
+      why: 'forbidden',
+      note:
+        `listing DaemonSets in all namespaces is forbidden for this user (403: ${refused.message}): read in ${DAEMONSET_NAMESPACES.join(', ')} one by one` +
+        (refusedToo.length > 0 ? ` (forbidden in ${refusedToo.join(', ')} too)` : '') +
+        "; a CNI's DaemonSet in another namespace is not seen (its links and CNI config on the node still tell the CNI); grant list on daemonsets.apps cluster-wide to see them",
+    })
+    return lists[0] === undefined ? undefined : lists.flatMap((l) => l ?? [])
+  }
   const calico = (r: CalicoResource) => attempt(`list ${r}.crd.projectcalico.org`, () => reader.listCalico(r))
   const [nodes, pods, services, endpointSlices, daemonSets, serviceCIDRs, configMaps, ipPools, blockAffinities, ipamBlocks, felixConfigurations] = await Promise.all([
     nodesTask,
     podsTask,
     attempt('list services', () => reader.listServices()),
     attempt('list endpointslices.discovery.k8s.io', () => reader.listEndpointSlices()),
-    attempt('list daemonsets.apps', () => reader.listDaemonSets(KUBE_SYSTEM)),
+    readDaemonSets(),
     readServiceCIDRs(),
     Promise.all(CLUSTER_CONFIGMAPS.map((name) => attempt(`get configmaps ${name}`, () => reader.getConfigMap(KUBE_SYSTEM, name)))),
     calico('ippools'),
@@ -136,8 +193,24 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
   snap.endpointSlices = sortByKey(endpointSlices ?? [])
   snap.daemonSets = sortByKey(daemonSets ?? [])
   snap.serviceCIDRs = sortByKey(serviceCIDRs ?? [])
-  if (unavailable.length > 0) snap.unavailable = unavailable
-  snap.configMaps = sortByKey(configMaps.filter((c) => c !== undefined))
+  // Cilium installed in a namespace of its own keeps cilium-config there (who implements Services: core/layout).
+  const ciliumNs = snap.daemonSets.find((d) => d.metadata.name === 'cilium' && d.metadata.namespace !== KUBE_SYSTEM)?.metadata.namespace
+  const ciliumConfig =
+    ciliumNs !== undefined && !configMaps.some((c) => c?.metadata.name === 'cilium-config')
+      ? await attempt(`get configmaps cilium-config -n ${ciliumNs}`, async () => {
+          try {
+            return await reader.getConfigMap(ciliumNs, 'cilium-config')
+          } catch (err) {
+            // Refused: a fact to note (who implements Services stays unknown), not a failed ConfigMap read that would
+            // stop every check needing kube-system's ConfigMaps.
+            if (!(err instanceof ClusterAccessError) || !err.forbidden) throw err
+            unavailable.push({resource: 'configmaps', why: 'forbidden', note: `reading ConfigMap ${ciliumNs}/cilium-config is forbidden (403: ${err.message}): whether Cilium replaces kube-proxy is not known from the API`})
+            return undefined
+          }
+        })
+      : undefined
+  snap.configMaps = sortByKey([...configMaps, ciliumConfig].filter((c) => c !== undefined))
+  if (unavailable.length > 0) snap.unavailable = [...unavailable].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
   snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
   // Only when there are some, so snapshots of clusters without them keep their shape.
   if (felixConfigurations !== undefined && felixConfigurations.length > 0) snap.calico.felixConfigurations = sortByKey(felixConfigurations)
@@ -161,7 +234,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
       }
     })
     if (ciliumNodes !== undefined) snap.ciliumNodes = sortByKey(ciliumNodes)
-    if (unavailable.length > 0) snap.unavailable = unavailable
+    if (unavailable.length > 0) snap.unavailable = [...unavailable].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
   }
 
   // Per-node reads need the node list, so they form a second wave.

@@ -103,7 +103,8 @@ export interface ClusterReader {
   /** discovery.k8s.io/v1; absent namespace: all namespaces. */
   listEndpointSlices(namespace?: string): Promise<EndpointSlice[]>
   listPods(query?: PodQuery): Promise<Pod[]>
-  listDaemonSets(namespace: string): Promise<DaemonSet[]>
+  /** apps/v1; absent namespace: all namespaces (GET /apis/apps/v1/daemonsets). */
+  listDaemonSets(namespace?: string): Promise<DaemonSet[]>
   /** undefined when the ConfigMap does not exist (404). */
   getConfigMap(namespace: string, name: string): Promise<ConfigMap | undefined>
   /** networking.k8s.io/v1 (GA in 1.33); a 404 ClusterAccessError when the API is not served (older clusters). */

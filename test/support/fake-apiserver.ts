@@ -77,6 +77,8 @@ export interface DenyRule {
   name?: string
   /** A non-resource URL such as `/version`. */
   path?: string
+  /** `cluster`: only requests at the cluster scope (no namespace), as RBAC without a ClusterRole for them refuses. */
+  scope?: 'cluster' | 'namespace'
 }
 
 export interface FakeApiServerOptions {
@@ -451,6 +453,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       if (r.subresource !== undefined && r.subresource !== a.subresource) return false
       if (r.namespace !== undefined && r.namespace !== a.namespace) return false
       if (r.name !== undefined && r.name !== a.name) return false
+      if (r.scope !== undefined && (r.scope === 'cluster') !== (a.namespace === undefined)) return false
       return true
     })
 

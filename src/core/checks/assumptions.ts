@@ -9,13 +9,16 @@ import type {VersionResolution} from '../proxier/kube-proxy-version.js'
 import {buildRenderInput, type RenderInput} from '../proxier/render-input.js'
 import {runtimeFacts} from './iptables/live.js'
 import {objectsOf, proxierConfigOf} from './proxier-snapshot.js'
+import {configuredModeOf} from './proxy-mode/facts.js'
 import type {Check} from './types.js'
 
 /** The mode the node's expected state is computed for, and where it came from. */
 function modeAssumption(facts: NodeFacts): {value: string; source: string} {
   const p = facts.proxy
   if (p.running) return {value: p.running.mode, source: p.running.source}
-  if (p.configured) return {value: p.configured.mode, source: p.configured.source}
+  // Where this layout keeps it (k3s/RKE2 kube-proxy-arg, a static pod's flags, else the ConfigMap): proxy-mode/facts.ts.
+  const c = configuredModeOf(facts)
+  if ('configured' in c) return {value: c.configured.mode, source: c.configured.source}
   return {value: 'iptables', source: "default (neither the running nor the configured mode is known; kube-proxy's default on Linux)"}
 }
 

@@ -69,7 +69,12 @@ export const KNOWN_LAYOUTS: readonly KnownLayout[] = [
     kubeProxy: {kind: 'static-pod', manifest: '/var/lib/rancher/rke2/agent/pod-manifests/kube-proxy.yaml'},
     clusterDNS: '10.43.0.10',
     containerd: {config: '/var/lib/rancher/rke2/agent/etc/containerd/config.toml', socket: '/run/k3s/containerd/containerd.sock'},
-    sources: ['rancher/rke2#751 (kube-proxy static pod), rancher/rke2#251 (containerd socket); clusterDNS 10.43.0.10 as k3s (unverified for every RKE2 release)'],
+    sources: [
+      "rancher/rke2 pkg/podexecutor/staticpod.go: the kubelet is a process of its own started with --volume-plugin-dir=/var/lib/kubelet/volumeplugins --file-check-frequency=5s --sync-frequency=30s, then k3s's agent arguments (RKE2 builds k3s with Program=rke2): --config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d, --read-only-port=0 (k3s-io/k3s pkg/daemons/agent/agent_linux.go kubeletArgsAndConfig)",
+      'k3s-io/k3s pkg/daemons/agent writeKubeletConfig: clusterDNS (cluster-dns, default 10.43.0.10; docs.rke2.io server config) goes into 00-rke2-defaults.conf in that directory',
+      'rancher/rke2 pkg/podexecutor/staticpod.go: the kube-proxy static pod manifest is removed when rke2 starts and written again from the kube-proxy arguments (kube-proxy-arg over k3s\'s --proxy-mode=iptables); rancher/rke2#751, #251 (containerd socket)',
+      'unverified: that every RKE2 release before the stored sources did the same (older ones passed the kubelet settings as flags)',
+    ],
   },
   {
     distribution: 'eks-al2',

@@ -86,7 +86,7 @@ export function resolveLayout(input: LayoutInputs): ResolvedLayout {
     title: table.title,
     kubelet: kubeletOf(d, distribution, evidence),
     kubeProxy: {where: 'unknown', detail: ''},
-    cni: resolveCni(d, input.cluster, evidence),
+    cni: resolveCni(d, input.cluster, input.node, evidence),
     servicesOwner: {owner: 'unknown', reason: ''},
     discovered: d !== undefined,
     evidence,
@@ -94,7 +94,11 @@ export function resolveLayout(input: LayoutInputs): ResolvedLayout {
   if (version) out.version = version
   const os = d?.osRelease?.prettyName ?? node?.status?.nodeInfo?.osImage
   if (os) out.os = os
-  if (table.clusterDNS) out.clusterDNS = table.clusterDNS
+  if (table.clusterDNS) {
+    const dns = rancherClusterDNS(distribution, d, input.rancherConfig)
+    out.clusterDNS = dns?.value ?? table.clusterDNS
+    evidence.push(dns ? `clusterDNS ${dns.value} (cluster-dns in ${dns.source})` : `clusterDNS ${table.clusterDNS} (${table.title}'s default cluster-dns; a server's cluster-dns reaches agents when they join, not through their config.yaml)`)
+  }
   out.kubeProxy = resolveKubeProxy(d, distribution, input, evidence)
   out.servicesOwner = resolveServicesOwner(d, input, out, evidence)
   if (out.servicesOwner.owner === 'kube-proxy' && input.proxyMode) out.kubeProxy.mode = input.proxyMode
@@ -190,11 +194,52 @@ function kubeletOf(d: LayoutDiscovery | undefined, distribution: Distribution, e
   return {configPaths: table.kubelet.configPaths, configDirs: table.kubelet.configDirs, flagsSource: table.kubelet.flagsSource, source: distribution === 'unknown' ? 'unknown' : 'layout table'}
 }
 
+/**
+ * `cluster-dns` from the k3s/RKE2 config files of this distribution (and the k3s/rke2 command line): both write it
+ * as clusterDNS into the kubelet drop-in 00-<k3s|rke2>-defaults.conf (k3s-io/k3s pkg/daemons/agent writeKubeletConfig,
+ * which RKE2 builds with Program=rke2); absent, the default 10.43.0.10 (k3s control defaults; docs.rke2.io server config).
+ */
+function rancherClusterDNS(distribution: Distribution, d: LayoutDiscovery | undefined, rancherConfig: string | undefined): {value: string; source: string} | undefined {
+  if (distribution !== 'k3s' && distribution !== 'rke2') return undefined
+  const argv = process(d, distribution)?.argv ?? (distribution === 'k3s' && d?.kubelet?.embeddedIn === 'k3s' ? d.kubelet.argv : [])
+  const s = parseRancherSettings(rancherConfig, argv).scalars['cluster-dns']
+  if (!s) return undefined
+  const own = s.source.startsWith(`/etc/rancher/${distribution}/`) || s.source === 'the k3s command line'
+  return own ? {value: s.value, source: s.source === 'the k3s command line' ? `the ${distribution} command line` : s.source} : undefined
+}
+
 // -------------------------------------------------------------------------------------------------------------
 // kube-proxy
 
 function kubeSystemDaemonSet(cluster: ClusterSnapshot, name: string): DaemonSet | undefined {
   return cluster.daemonSets.find((ds) => ds.metadata.namespace === KUBE_SYSTEM && ds.metadata.name === name)
+}
+
+/**
+ * A CNI's DaemonSet by name (or by a label, for manifests that renamed it) in whichever namespace it runs: the
+ * snapshot holds every namespace's (flannel's manifest uses kube-flannel, the Tigera operator's calico-node
+ * calico-system); kube-system's wins where both exist. Bundles written before hold kube-system's only.
+ */
+function cniDaemonSet(cluster: ClusterSnapshot, names: readonly string[], label?: {key: string; values: readonly string[]}): DaemonSet | undefined {
+  const found = cluster.daemonSets.filter((ds) => names.includes(ds.metadata.name) || (label !== undefined && label.values.includes(ds.metadata.labels?.[label.key] ?? '')))
+  return found.find((ds) => ds.metadata.namespace === KUBE_SYSTEM) ?? found[0]
+}
+
+/** `DaemonSet kube-flannel/kube-flannel-ds`. */
+function nameOf(ds: DaemonSet): string {
+  return `DaemonSet ${ds.metadata.namespace ?? KUBE_SYSTEM}/${ds.metadata.name}`
+}
+
+/** The DaemonSets CNIs install, by CNI: names across releases (flannel's manifest labels its DaemonSet app=flannel). */
+const CNI_DAEMONSETS: Record<string, {names: readonly string[]; label?: {key: string; values: readonly string[]}}> = {
+  cilium: {names: ['cilium']},
+  antrea: {names: ['antrea-agent']},
+  kubeRouter: {names: ['kube-router']},
+  calico: {names: ['calico-node']},
+  canal: {names: ['canal', 'rke2-canal']},
+  flannel: {names: ['kube-flannel-ds', 'kube-flannel', 'flannel'], label: {key: 'app', values: ['flannel']}},
+  awsNode: {names: ['aws-node']},
+  azureCns: {names: ['azure-cns']},
 }
 
 function kubeSystemConfigMap(cluster: ClusterSnapshot, name: string): ConfigMap | undefined {
@@ -276,18 +321,27 @@ function argsOf(ds: DaemonSet | undefined): string[] {
   return (ds?.spec?.template?.spec?.containers ?? []).flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])
 }
 
+/** cilium-config: kube-system's (Cilium's Helm default), else the one beside a Cilium installed in a namespace of its own. */
 function ciliumConfig(cluster: ClusterSnapshot): ConfigMap | undefined {
-  return kubeSystemConfigMap(cluster, 'cilium-config')
+  return kubeSystemConfigMap(cluster, 'cilium-config') ?? cluster.configMaps.find((c) => c.metadata.name === 'cilium-config')
 }
 
-function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev: string[]): ResolvedLayout['cni'] {
+function ciliumConfigName(cluster: ClusterSnapshot): string {
+  return `${ciliumConfig(cluster)?.metadata.namespace ?? KUBE_SYSTEM}/cilium-config`
+}
+
+function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, node: string, ev: string[]): ResolvedLayout['cni'] {
   const links = new Set(d?.links ?? [])
   const anyLink = (prefix: string) => [...links].some((l) => l.startsWith(prefix))
   const type = d?.cni.firstType
-  const ds = (name: string) => kubeSystemDaemonSet(cluster, name)
+  const ds = (cni: keyof typeof CNI_DAEMONSETS): DaemonSet | undefined => {
+    const spec = CNI_DAEMONSETS[cni]
+    return spec ? cniDaemonSet(cluster, spec.names, spec.label) : undefined
+  }
   const from = (what: string) => ev.push(`CNI: ${what}`)
 
-  if (links.has('cilium_host') || type === 'cilium-cni' || ds('cilium') || ciliumConfig(cluster)) {
+  const cilium = ds('cilium')
+  if (links.has('cilium_host') || type === 'cilium-cni' || cilium || ciliumConfig(cluster)) {
     const cm = ciliumConfig(cluster)?.data ?? {}
     const mode = links.has('cilium_vxlan')
       ? 'vxlan'
@@ -296,44 +350,54 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
         : cm['routing-mode'] === 'native' || cm.tunnel === 'disabled'
           ? 'native'
           : cm['tunnel-protocol'] ?? (cm.tunnel && cm.tunnel !== 'disabled' ? cm.tunnel : undefined)
-    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : ds('cilium') ? 'DaemonSet kube-system/cilium' : 'ConfigMap kube-system/cilium-config')
+    from(links.has('cilium_host') ? 'link cilium_host' : type === 'cilium-cni' ? `CNI config type cilium-cni (${d?.cni.first})` : cilium ? nameOf(cilium) : `ConfigMap ${ciliumConfigName(cluster)}`)
     return mode ? {name: 'cilium', mode} : {name: 'cilium'}
   }
   if (links.has('ovn-k8s-mp0') || type === 'ovn-k8s-cni-overlay') {
     from(links.has('ovn-k8s-mp0') ? 'link ovn-k8s-mp0' : `CNI config type ${type}`)
     return {name: 'ovn-kubernetes', mode: 'geneve'}
   }
-  if (links.has('antrea-gw0') || type === 'antrea' || ds('antrea-agent')) {
-    from(links.has('antrea-gw0') ? 'link antrea-gw0' : type === 'antrea' ? 'CNI config type antrea' : 'DaemonSet kube-system/antrea-agent')
+  const antrea = ds('antrea')
+  if (links.has('antrea-gw0') || type === 'antrea' || antrea) {
+    from(links.has('antrea-gw0') ? 'link antrea-gw0' : type === 'antrea' ? 'CNI config type antrea' : nameOf(antrea!))
     return {name: 'antrea'}
   }
-  if (links.has('kube-bridge') || ds('kube-router')) {
-    from(links.has('kube-bridge') ? 'link kube-bridge' : 'DaemonSet kube-system/kube-router')
+  const router = ds('kubeRouter')
+  if (links.has('kube-bridge') || router) {
+    from(links.has('kube-bridge') ? 'link kube-bridge' : nameOf(router!))
     return {name: 'kube-router', mode: 'bgp'}
   }
-  const calico = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico' || ds('calico-node')
-  const flannel = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel' || ds('kube-flannel-ds') || ds('kube-flannel')
-  if (calico) {
-    const cn = ds('calico-node')
-    if (flannel || ds('canal')) {
-      from(links.has('flannel.1') ? 'Calico links or config with flannel.1 (canal)' : 'DaemonSet kube-system/canal')
+  const cn = ds('calico')
+  const canal = ds('canal')
+  const flannelDs = ds('flannel')
+  const calicoOnNode = links.has('tunl0') || links.has('vxlan.calico') || links.has('vxlan-v6.calico') || anyLink('cali') || type === 'calico'
+  const flannelOnNode = links.has('flannel.1') || links.has('flannel-wg') || type === 'flannel'
+  const calico = calicoOnNode || cn !== undefined
+  // A DaemonSet is cluster-wide: where the node was examined, its own links and CNI config decide (a flannel
+  // DaemonSet beside a node with only Calico links does not make it canal).
+  const flannel = flannelOnNode || (flannelDs !== undefined && (d === undefined || !calicoOnNode))
+  if (calico || canal) {
+    if (flannelOnNode || canal || (d === undefined && flannelDs !== undefined)) {
+      from(links.has('flannel.1') ? 'Calico links or config with flannel.1 (canal)' : canal ? nameOf(canal) : `${nameOf(flannelDs!)} beside Calico`)
       return {name: 'canal', mode: 'vxlan'}
     }
     const mode = calicoMode(links, cluster, cn)
-    from(links.has('vxlan.calico') ? 'link vxlan.calico' : links.has('tunl0') ? 'link tunl0' : type === 'calico' ? `CNI config type calico (${d?.cni.first})` : cn ? 'DaemonSet kube-system/calico-node' : 'cali* links')
+    from(links.has('vxlan.calico') ? 'link vxlan.calico' : links.has('tunl0') ? 'link tunl0' : type === 'calico' ? `CNI config type calico (${d?.cni.first})` : cn ? nameOf(cn) : 'cali* links')
     return mode ? {name: 'calico', mode} : {name: 'calico'}
   }
   if (flannel) {
-    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : undefined
-    from(links.has('flannel.1') ? 'link flannel.1' : type === 'flannel' ? `CNI config type flannel (${d?.cni.first})` : 'flannel DaemonSet')
+    const mode = links.has('flannel.1') ? 'vxlan' : links.has('flannel-wg') ? 'wireguard' : d !== undefined && links.has('cni0') ? 'host-gw' : d === undefined ? flannelBackend(cluster, node) : undefined
+    from(links.has('flannel.1') ? 'link flannel.1' : type === 'flannel' ? `CNI config type flannel (${d?.cni.first})` : nameOf(flannelDs!))
     return mode ? {name: 'flannel', mode} : {name: 'flannel'}
   }
-  if (type === 'aws-cni' || anyLink('eni') || ds('aws-node')) {
-    from(type === 'aws-cni' ? `CNI config type aws-cni (${d?.cni.first})` : anyLink('eni') ? 'eni* links' : 'DaemonSet kube-system/aws-node')
+  const awsNode = ds('awsNode')
+  if (type === 'aws-cni' || anyLink('eni') || awsNode) {
+    from(type === 'aws-cni' ? `CNI config type aws-cni (${d?.cni.first})` : anyLink('eni') ? 'eni* links' : nameOf(awsNode!))
     return {name: 'aws-vpc-cni', mode: 'eni'}
   }
-  if (type === 'azure-vnet' || anyLink('azv') || ds('azure-cns')) {
-    from(type === 'azure-vnet' ? `CNI config type azure-vnet (${d?.cni.first})` : anyLink('azv') ? 'azv* links' : 'DaemonSet kube-system/azure-cns')
+  const azure = ds('azureCns')
+  if (type === 'azure-vnet' || anyLink('azv') || azure) {
+    from(type === 'azure-vnet' ? `CNI config type azure-vnet (${d?.cni.first})` : anyLink('azv') ? 'azv* links' : nameOf(azure!))
     return {name: 'azure-cni'}
   }
   if (links.has('weave') || type === 'weave-net') {
@@ -348,7 +412,18 @@ function resolveCni(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, ev
     from(`CNI config type ${type} (${d?.cni.first}), not one node-doctor knows`)
     return {name: 'other', detail: type}
   }
+  const refused = cluster.unavailable?.find((u) => u.resource === 'daemonsets')
+  if (refused) from(`unknown; ${refused.note}`)
   return {name: 'unknown'}
+}
+
+/**
+ * flannel's backend from this Node's lease annotation (`flannel.alpha.coreos.com/backend-type`, which flanneld writes
+ * on the Node it runs on), when the node itself was not examined; another Node's word is not this node's.
+ */
+function flannelBackend(cluster: ClusterSnapshot, node: string): string | undefined {
+  const t = cluster.nodes.find((n) => n.metadata.name === node)?.metadata.annotations?.['flannel.alpha.coreos.com/backend-type']
+  return t === undefined || t === '' ? undefined : t
 }
 
 function calicoMode(links: Set<string>, cluster: ClusterSnapshot, cn: DaemonSet | undefined): string | undefined {
@@ -365,7 +440,7 @@ function calicoMode(links: Set<string>, cluster: ClusterSnapshot, cn: DaemonSet 
 // -------------------------------------------------------------------------------------------------------------
 // Services
 
-/** Cilium's kube-proxy replacement, from kube-system/cilium-config: `true` (and the older `strict`) replace kube-proxy. */
+/** Cilium's kube-proxy replacement, from cilium-config (kube-system's, else Cilium's own namespace's): `true` (and the older `strict`) replace kube-proxy. */
 export function ciliumKubeProxyReplacement(cluster: ClusterSnapshot): {replaces: boolean; value: string} | undefined {
   const v = ciliumConfig(cluster)?.data?.['kube-proxy-replacement']
   if (v === undefined) return undefined
@@ -410,18 +485,20 @@ function resolveServicesOwner(d: LayoutDiscovery | undefined, input: LayoutInput
 function otherOwner(d: LayoutDiscovery | undefined, cluster: ClusterSnapshot, layout: ResolvedLayout, ev: string[]): ResolvedServicesOwner | undefined {
   const kpr = ciliumKubeProxyReplacement(cluster)
   if (kpr) {
-    ev.push(`kube-system/cilium-config kube-proxy-replacement: "${kpr.value}"`)
-    if (kpr.replaces) return {owner: 'cilium', reason: `kube-proxy-replacement=${kpr.value} in kube-system/cilium-config`}
+    ev.push(`${ciliumConfigName(cluster)} kube-proxy-replacement: "${kpr.value}"`)
+    if (kpr.replaces) return {owner: 'cilium', reason: `kube-proxy-replacement=${kpr.value} in ${ciliumConfigName(cluster)}`}
   }
-  const calicoNode = kubeSystemDaemonSet(cluster, 'calico-node')
-  if (envOf(calicoNode, 'FELIX_BPFENABLED')?.toLowerCase() === 'true') {
-    ev.push('DaemonSet kube-system/calico-node sets FELIX_BPFENABLED=true')
-    return {owner: 'calico-ebpf', reason: 'FELIX_BPFENABLED=true on DaemonSet kube-system/calico-node'}
+  // The Tigera operator runs calico-node in calico-system and sets FELIX_BPFENABLED on it only for the BPF dataplane
+  // (tigera/operator pkg/controller/installation tests); manifest installs run it in kube-system.
+  const calicoNode = cniDaemonSet(cluster, ['calico-node'])
+  if (calicoNode && envOf(calicoNode, 'FELIX_BPFENABLED')?.toLowerCase() === 'true') {
+    ev.push(`${nameOf(calicoNode)} sets FELIX_BPFENABLED=true`)
+    return {owner: 'calico-ebpf', reason: `FELIX_BPFENABLED=true on ${nameOf(calicoNode)}`}
   }
   // NOTE: Calico's eBPF mode set through FelixConfiguration (bpfEnabled) is not in the snapshot: a Calico node
   // without the env variable stays with kube-proxy or unknown, never a guess.
   if (layout.cni.name === 'ovn-kubernetes') return {owner: 'ovn-kubernetes', reason: 'OVN-Kubernetes implements Services as OVN load balancers (link ovn-k8s-mp0)'}
-  const router = kubeSystemDaemonSet(cluster, 'kube-router')
+  const router = cniDaemonSet(cluster, ['kube-router'])
   const routerArgs = argsOf(router)
   if (routerArgs.some((a) => a === '--run-service-proxy' || a === '--run-service-proxy=true') || (d?.processes.some((p) => p.name === 'kube-router' && flagValue(p.argv, 'run-service-proxy') === 'true') ?? false)) {
     return {owner: 'kube-router', reason: 'kube-router runs with --run-service-proxy=true'}

@@ -18,6 +18,10 @@ export interface ClusterSnapshot {
   endpointSlices: EndpointSlice[]
   /** kube-system pods (kube-proxy, calico-node, coredns) and any other pods read for endpoint checks. */
   pods: Pod[]
+  /**
+   * DaemonSets of every namespace (CNIs keep theirs in kube-flannel, calico-system...), or of the namespaces CNIs use
+   * when the cluster-wide list is forbidden (noted in `unavailable`). Bundles written before hold kube-system's only.
+   */
   daemonSets: DaemonSet[]
   configMaps: ConfigMap[]
   serviceCIDRs: ServiceCIDR[]

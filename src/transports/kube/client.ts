@@ -60,10 +60,10 @@ export class KubeClusterClient extends KubeTransport implements ClusterReader, C
     })
   }
 
-  listDaemonSets(namespace: string): Promise<DaemonSet[]> {
+  listDaemonSets(namespace?: string): Promise<DaemonSet[]> {
     return this.list<DaemonSet>(
-      {verb: 'list', resource: 'daemonsets', group: 'apps', namespace},
-      `/apis/apps/v1/namespaces/${enc(namespace)}/daemonsets`,
+      withNs({verb: 'list', resource: 'daemonsets', group: 'apps'}, namespace),
+      `/apis/apps/v1/${nsPath(namespace)}daemonsets`,
       'apps/v1',
       'DaemonSet',
     )

@@ -167,6 +167,29 @@ describe('RBAC denials', () => {
     assert.match(err.hint ?? '', /kubectl auth can-i list daemonsets\.apps -n kube-system/)
   })
 
+  it('DaemonSets: one cluster-wide list; where the cluster scope is denied, the CNI namespaces one by one', async () => {
+    const flannel = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'kube-flannel-ds', namespace: 'kube-flannel', labels: {app: 'flannel'}}, spec: {}}
+    const cni = await startFakeApiServer({objects: [...sampleCluster(), flannel]})
+    try {
+      cni.resetRequests()
+      const all = await readClusterSnapshot(clientFor(cni.kubeconfigPath), {now: NOW})
+      assert.deepEqual(all.daemonSets.map((d) => `${d.metadata.namespace}/${d.metadata.name}`), ['kube-flannel/kube-flannel-ds', 'kube-system/kube-proxy'])
+      assert.deepEqual(cni.requests.filter((r) => r.path.endsWith('/daemonsets')).map((r) => r.path), ['/apis/apps/v1/daemonsets'])
+      cni.setDenyRules([{resource: 'daemonsets', group: 'apps', scope: 'cluster'}])
+      cni.resetRequests()
+      const scoped = await readClusterSnapshot(clientFor(cni.kubeconfigPath), {now: NOW})
+      assert.deepEqual(scoped.errors, [])
+      assert.deepEqual(scoped.daemonSets.map((d) => `${d.metadata.namespace}/${d.metadata.name}`), ['kube-flannel/kube-flannel-ds', 'kube-system/kube-proxy'])
+      assert.match(scoped.unavailable?.[0]?.note ?? '', /cannot list resource "daemonsets" in API group "apps" at the cluster scope/)
+      assert.deepEqual(
+        cni.requests.filter((r) => r.path.endsWith('/daemonsets')).map((r) => `${r.path} ${r.status}`).sort(),
+        ['/apis/apps/v1/daemonsets 403', ...['calico-system', 'cilium', 'kube-flannel', 'kube-system', 'ovn-kubernetes'].map((ns) => `/apis/apps/v1/namespaces/${ns}/daemonsets 200`)],
+      )
+    } finally {
+      await cni.close()
+    }
+  })
+
   it('a 403 on nodes/proxy is a per-node error; list nodes denied falls back to get', async () => {
     api.setDenyRules([{resource: 'nodes', subresource: 'proxy'}, {resource: 'nodes', verb: 'list'}])
     const snap = await readClusterSnapshot(clientFor(api.kubeconfigPath), {now: NOW, nodeNames: ['node-a']})

@@ -104,7 +104,28 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
         const n = clean.report.nodes[0]!
         assert.equal(n.layout?.summary, layout.summary, JSON.stringify(n.layout))
         assert.equal(n.layout?.servicesOwner.owner, layout.owner)
+        // k3s/RKE2 name their clusterDNS (cluster-dns, default 10.43.0.10): the same address their kubelet drop-in holds.
+        if (n.layout?.clusterDNS !== undefined) assert.equal(n.layout.clusterDNS, /\d+\.\d+\.\d+\.\d+/.exec(layout.dnsLine)?.[0])
         assert.deepEqual(show(loud(clean.report)), '')
+      })
+
+      it("clean: kube-proxy's configured and running modes are compared (PROXY-001..003 run, not skipped)", {skip: layout.owner !== 'kube-proxy' ? 'kube-proxy does not implement Services here' : false}, () => {
+        const modes = clean.report.results.filter((r) => ['PROXY-001', 'PROXY-002', 'PROXY-003'].includes(r.id))
+        assert.deepEqual(modes.map((r) => `${r.id} ${r.status}${r.reason ? ` ${r.reason}` : ''}`), ['PROXY-001 passed', 'PROXY-002 passed', 'PROXY-003 passed'])
+      })
+
+      it('a configured mode kube-proxy was not restarted with is found where this layout keeps it', {skip: layout.modeFault ? false : 'the mode is configured in a ConfigMap here (unit-tested)'}, async () => {
+        const fault = layout.modeFault!
+        const wrong = await build(layout, {...layout.files, [fault.file]: `${layout.files[fault.file] ?? ''}${fault.append}`})
+        try {
+          const {report} = await check(wrong)
+          const f = report.findings.find((x) => x.id === 'PROXY-003')
+          assert.ok(f, show(report.findings))
+          assert.match(f.message, new RegExp(`configured for nftables \\(kube-proxy-arg proxy-mode=nftables in /${fault.file.replaceAll('.', '\\.')}\\)`))
+          assert.match(f.remedy ?? '', fault.restart)
+        } finally {
+          await destroy(wrong)
+        }
       })
 
       it('a stale KUBE-SVC chain is found', {skip: layout.owner !== 'kube-proxy' ? 'kube-proxy does not implement Services here' : false}, async () => {

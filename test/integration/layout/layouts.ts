@@ -244,6 +244,8 @@ export interface Layout {
   flannelRoutes?: {remove: string[]}
   /** Cilium tunnel routes to other nodes' pod CIDRs here (the missing-route fault applies: RT-013). */
   ciliumRoutes?: {remove: string[]}
+  /** Where this layout configures kube-proxy's mode outside a ConfigMap: text appended to that file sets nftables (PROXY-003 while iptables runs), and the restart the remedy names. */
+  modeFault?: {file: string; append: string; restart: RegExp}
 }
 
 const KUBEADM_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
@@ -411,6 +413,7 @@ function k3s(): Layout {
     kubeProxyMode: 'iptables',
     summary: 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan',
     flannelRoutes: {remove: ['10.42.1.0/24']},
+    modeFault: {file: 'etc/rancher/k3s/config.yaml', append: '  - proxy-mode=nftables\n', restart: /systemctl restart k3s/},
     owner: 'kube-proxy',
     dnsFile: 'var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf',
     dnsLine: '- 10.43.0.10',
@@ -451,8 +454,10 @@ function rke2(): Layout {
     },
     processes: [
       {name: 'rke2', argv0: '/usr/local/bin/rke2', args: ['agent']},
-      // RKE2 runs the kubelet as its own process with k3s's agent arguments (--config-dir, --read-only-port=0, ...).
-      {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--read-only-port=0', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--node-labels=', '--max-pods=150']},
+      // RKE2 runs the kubelet as its own process (rancher/rke2 pkg/podexecutor Kubelet): its three arguments, then k3s's
+      // agent arguments with kubelet-arg merged in, sorted by name (k3s-io/k3s pkg/util GetArgs; kubeletArgsAndConfig
+      // passes --config-dir and --read-only-port=0). NOTE: --cloud-provider/--node-ip depend on the CCM setting, left out.
+      {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--max-pods=150', '--node-labels=', '--read-only-port=0']},
       {name: 'kube-proxy', argv0: 'kube-proxy', args: [...kubeProxyFlags]},
       {name: 'calico-node', argv0: 'calico-node', args: ['-felix']},
       {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr']},
@@ -481,6 +486,7 @@ function rke2(): Layout {
     kubeProxyMode: 'iptables',
     summary: 'RKE2 v1.33.4+rke2r1 · kube-proxy static pod, iptables · canal vxlan',
     owner: 'kube-proxy',
+    modeFault: {file: 'etc/rancher/rke2/config.yaml', append: 'kube-proxy-arg:\n  - proxy-mode=nftables\n', restart: /systemctl restart rke2-server/},
     dnsFile: 'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf',
     dnsLine: '- 10.43.0.10',
   }

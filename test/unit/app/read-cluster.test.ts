@@ -50,8 +50,8 @@ class MemoryReader implements ClusterReader {
   listPods(q: PodQuery = {}) {
     return this.run('listPods', JSON.stringify(q), () => this.of<Pod>('Pod', q.namespace).filter((p) => q.nodeName === undefined || p.spec?.nodeName === q.nodeName))
   }
-  listDaemonSets(ns: string) {
-    return this.run('listDaemonSets', ns, () => this.of<DaemonSet>('DaemonSet', ns))
+  listDaemonSets(ns?: string) {
+    return this.run('listDaemonSets', ns ?? '', () => this.of<DaemonSet>('DaemonSet', ns))
   }
   getConfigMap(ns: string, name: string) {
     return this.run('getConfigMap', name, () => this.of<ConfigMap>('ConfigMap', ns).find((c) => c.metadata.name === name))
@@ -127,6 +127,55 @@ describe('readClusterSnapshot', () => {
     assert.deepEqual(fast.errors.map((e) => e.source), ['list services', 'list daemonsets.apps -n kube-system', 'get nodes/proxy node-a'])
     assert.deepEqual(fast.errors.map((e) => [e.resource, e.verb]), [['services', 'list'], ['daemonsets', 'list'], ['nodes/proxy', 'get']], 'typed, for the check runner')
     assert.equal(fast.errors[2]!.node, 'node-a')
+  })
+
+  it('lists DaemonSets in every namespace at once (flannel in kube-flannel included)', async () => {
+    const flannel = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'kube-flannel-ds', namespace: 'kube-flannel', labels: {app: 'flannel'}}} as DaemonSet
+    const reader = new MemoryReader([...sampleCluster(), flannel])
+    const snap = await readClusterSnapshot(reader, {now: NOW})
+    assert.deepEqual(reader.calls.filter((c) => c.startsWith('listDaemonSets')), ['listDaemonSets()'])
+    assert.deepEqual(snap.daemonSets.map((d) => `${d.metadata.namespace}/${d.metadata.name}`), ['kube-flannel/kube-flannel-ds', 'kube-system/kube-proxy'])
+    assert.equal(snap.unavailable, undefined)
+  })
+
+  it('where the cluster-wide DaemonSet list is forbidden, reads the CNI namespaces one by one and notes it', async () => {
+    const flannel = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'kube-flannel-ds', namespace: 'kube-flannel'}} as DaemonSet
+    const forbiddenAt = (scope: string | undefined) => new ClusterAccessError('status', `daemonsets.apps is forbidden (${scope ?? 'cluster scope'})`, {server: 'https://192.168.0.1:6443', request: {verb: 'list', resource: 'daemonsets', group: 'apps', ...(scope ? {namespace: scope} : {})}, status: {code: 403, message: 'forbidden'}})
+    class ScopedReader extends MemoryReader {
+      constructor(private readonly refuse: readonly string[]) {
+        super([...sampleCluster(), flannel])
+      }
+      override async listDaemonSets(ns?: string) {
+        if (ns === undefined || this.refuse.includes(ns)) {
+          this.calls.push(`listDaemonSets(${ns ?? ''}) refused`)
+          throw forbiddenAt(ns)
+        }
+        return super.listDaemonSets(ns)
+      }
+    }
+    const reader = new ScopedReader(['calico-system'])
+    const snap = await readClusterSnapshot(reader, {now: NOW})
+    assert.deepEqual(snap.daemonSets.map((d) => `${d.metadata.namespace}/${d.metadata.name}`), ['kube-flannel/kube-flannel-ds', 'kube-system/kube-proxy'])
+    assert.deepEqual(snap.errors, [], 'a namespace other than kube-system refused is no failed read')
+    assert.equal(snap.unavailable?.length, 1)
+    assert.equal(snap.unavailable![0]!.resource, 'daemonsets')
+    assert.equal(snap.unavailable![0]!.why, 'forbidden')
+    assert.match(snap.unavailable![0]!.note, /read in kube-system, kube-flannel, calico-system, cilium, ovn-kubernetes one by one \(forbidden in calico-system too\)/)
+
+    const none = await readClusterSnapshot(new ScopedReader(['kube-system']), {now: NOW})
+    assert.deepEqual(none.errors.map((e) => [e.source, e.resource, e.verb]), [['list daemonsets.apps -n kube-system', 'daemonsets', 'list']], "kube-system's refusal is the failed read it always was")
+    assert.deepEqual(none.daemonSets, [])
+  })
+
+  it("reads cilium-config beside a Cilium DaemonSet in a namespace of its own (and only then)", async () => {
+    const cilium = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'cilium', namespace: 'cilium'}} as DaemonSet
+    const config = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'cilium-config', namespace: 'cilium'}, data: {'kube-proxy-replacement': 'true'}} as ConfigMap
+    const reader = new MemoryReader([...sampleCluster(), cilium, config])
+    const snap = await readClusterSnapshot(reader, {now: NOW})
+    assert.deepEqual(snap.configMaps.filter((c) => c.metadata.name === 'cilium-config').map((c) => c.metadata.namespace), ['cilium'])
+    const plain = new MemoryReader(sampleCluster())
+    await readClusterSnapshot(plain, {now: NOW})
+    assert.deepEqual(plain.calls.filter((c) => c === 'getConfigMap(cilium-config)'), ['getConfigMap(cilium-config)'], "kube-system's only")
   })
 
   it('merges kube-system pods with the named nodes\' pods once each and tails kube-proxy logs by container', async () => {

@@ -2,7 +2,7 @@
 import {KERNEL_MODULES_BY_MODE, missingKernelModules} from '../../parse/kernel-modules.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
-import {logLines, type ProxyFacts, proxyFacts} from './facts.js'
+import {type ConfiguredModeView, configuredMode, logLines, type ProxyFacts, proxyFacts} from './facts.js'
 
 /** The first release where IPVS mode is deprecated (node-state.md A.9). */
 export const IPVS_DEPRECATED_MINOR = 35
@@ -23,9 +23,41 @@ function subjectOf(f: ProxyFacts, node: string) {
   return f.pod ? {kind: 'Pod', name: f.pod.metadata.name, namespace: 'kube-system'} : {kind: 'process', name: `kube-proxy on ${node}`}
 }
 
-function modeEvidence(f: ProxyFacts): string[] {
+/**
+ * How to restart kube-proxy so it starts with its configured mode, per layout: k3s's embedded one restarts with k3s,
+ * RKE2 rewrites its static pod manifest from kube-proxy-arg when it starts, a static pod's container restarts with
+ * its manifest's flags, a DaemonSet's pod is recreated.
+ */
+function restartKubeProxy(cfg: ConfiguredModeView, f: ProxyFacts, node: string): string {
+  switch (cfg.applies) {
+    case 'restart-k3s':
+      return `on ${node}: \`systemctl restart k3s\` (\`systemctl restart k3s-agent\` on an agent), which restarts its embedded kube-proxy`
+    case 'restart-rke2':
+      return `on ${node}: \`systemctl restart rke2-server\` (\`systemctl restart rke2-agent\` on an agent): rke2 writes the kube-proxy static pod manifest from kube-proxy-arg again and the kubelet restarts the pod`
+    case 'static-pod':
+      return `on ${node}: \`crictl stop $(crictl ps --name kube-proxy -q)\`: the kubelet restarts the static pod's container with its manifest's flags`
+    default:
+      return `\`kubectl -n kube-system delete pod ${podName(f)}\``
+  }
+}
+
+/** Where to write the other mode to keep the running one, per layout. */
+function keepRunningWhere(cfg: ConfiguredModeView, running: string): string {
+  switch (cfg.applies) {
+    case 'restart-k3s':
+      return `To stay on ${running}, set kube-proxy-arg proxy-mode=${running} in /etc/rancher/k3s/config.yaml instead.`
+    case 'restart-rke2':
+      return `To stay on ${running}, set kube-proxy-arg proxy-mode=${running} in /etc/rancher/rke2/config.yaml instead.`
+    case 'static-pod':
+      return `To stay on ${running}, set --proxy-mode=${running} in the static pod manifest instead.`
+    default:
+      return `To stay on ${running}, set it in the ConfigMap instead.`
+  }
+}
+
+function modeEvidence(f: ProxyFacts, configured?: ConfiguredModeView): string[] {
   const out: string[] = []
-  if (f.configured) out.push(`configured mode: ${f.configured.mode} (${f.configured.source})`)
+  if (configured) out.push(`configured mode: ${configured.mode} (${configured.source})`)
   if (f.running) out.push(`running mode: ${f.running.mode} (${f.running.source})`)
   if (f.version) out.push(`kube-proxy version: ${f.version.text}`)
   return out
@@ -34,15 +66,17 @@ function modeEvidence(f: ProxyFacts): string[] {
 /** PROXY-001: mode ipvs configured, but kube-proxy fell back to iptables or exits because IPVS is unusable. */
 export function checkIpvsFallback(ctx: CheckContext): CheckOutcome {
   const f = proxyFacts(ctx)
-  if (!f.configured) return {status: 'skipped', reason: f.configuredUnknown ?? 'the configured mode is unknown'}
-  if (f.configured.mode !== 'ipvs') return {status: 'passed'}
+  const c = configuredMode(ctx)
+  if (!('configured' in c)) return {status: 'skipped', reason: c.configuredUnknown}
+  const cfg = c.configured
+  if (cfg.mode !== 'ipvs') return {status: 'passed'}
   const fellBack = f.running !== undefined && f.running.mode !== 'ipvs'
   const refuses = f.log?.failed === true && f.log.events.at(-1)?.kind === 'ipvs-unusable'
   if (!fellBack && !refuses && f.log?.fellBackFromIPVS !== true) {
     if (!f.running && !f.log) return {status: 'skipped', reason: 'the running mode is unknown: no /proxyMode answer and no kube-proxy log'}
     return {status: 'passed'}
   }
-  const evidence = modeEvidence(f)
+  const evidence = modeEvidence(f, cfg)
   const causes: string[] = []
   // An unreadable module list names no cause.
   const modules = factsOf(ctx).kernelModules()
@@ -60,16 +94,26 @@ export function checkIpvsFallback(ctx: CheckContext): CheckOutcome {
   }
   const lines = (f.log?.events ?? []).filter((e) => e.kind === 'ipvs-fallback' || e.kind === 'ipvs-unusable').map((e) => e.line)
   evidence.push(...logLines(f.logText, lines))
+  // From v1.26 kube-proxy never falls back silently: running another mode without the fallback log line means it
+  // was started before the configuration said ipvs (a k3s config.yaml edited, a ConfigMap changed, no restart).
+  const noFallback = !refuses && f.log?.fellBackFromIPVS !== true && f.version !== undefined && f.version.minor >= USERSPACE_REMOVED_MINOR
   const what = refuses
     ? `kube-proxy is configured for IPVS but cannot use it and exits ("can't use the IPVS proxier"); the pod crash-loops`
-    : `kube-proxy is configured for IPVS but runs ${f.running?.mode ?? 'iptables'} mode (the silent fallback of kube-proxy up to v1.25)`
+    : noFallback
+      ? `kube-proxy is configured for IPVS (${cfg.source}) but runs ${f.running?.mode ?? 'iptables'} mode: kube-proxy ${f.version?.text} does not fall back, so it was started before IPVS was configured`
+      : `kube-proxy is configured for IPVS but runs ${f.running?.mode ?? 'iptables'} mode (the silent fallback of kube-proxy up to v1.25)`
   const draft: FindingDraft = {message: `${what}${causes.length > 0 ? `: ${causes.join('; ')}` : ''}`, subject: subjectOf(f, ctx.node.node), evidence: clip(evidence)}
   const missingModules = /kernel modules not loaded: (.*)/.exec(causes.join('\n'))?.[1]
+  const restart = restartKubeProxy(cfg, f, ctx.node.node)
   if (missingModules) {
     draft.remedy =
       `On ${ctx.node.node}: \`modprobe -a ${missingModules.split(', ').join(' ')}\` (and list them in /etc/modules-load.d/ipvs.conf), ` +
-      `then \`kubectl -n kube-system delete pod ${podName(f)}\` and confirm \`curl -s 127.0.0.1:10249/proxyMode\` prints ipvs. ` +
+      `then restart kube-proxy (${restart}) and confirm \`curl -s 127.0.0.1:10249/proxyMode\` prints ipvs. ` +
       'IPVS is deprecated since v1.35: consider `kubectl node-doctor fix kube-proxy-mode --to nftables` instead.'
+  } else if (noFallback) {
+    draft.remedy =
+      `To apply IPVS, restart kube-proxy (${restart}), confirm \`curl -s 127.0.0.1:10249/proxyMode\` prints ipvs, then remove the ${f.running?.mode ?? 'iptables'} leftovers (PROXY-005). ` +
+      keepRunningWhere(cfg, f.running?.mode ?? 'iptables')
   }
   return {status: 'failed', findings: [draft]}
 }
@@ -77,34 +121,39 @@ export function checkIpvsFallback(ctx: CheckContext): CheckOutcome {
 /** PROXY-002: `mode: userspace`. */
 export function checkUserspace(ctx: CheckContext): CheckOutcome {
   const f = proxyFacts(ctx)
-  if (!f.configured) return {status: 'skipped', reason: f.configuredUnknown ?? 'the configured mode is unknown'}
+  const c = configuredMode(ctx)
+  if (!('configured' in c)) return {status: 'skipped', reason: c.configuredUnknown}
+  const cfg = c.configured
   const running = f.running?.mode === 'userspace'
-  if (f.configured.mode !== 'userspace' && !running) return {status: 'passed'}
+  if (cfg.mode !== 'userspace' && !running) return {status: 'passed'}
   const removed = f.version !== undefined && f.version.minor >= USERSPACE_REMOVED_MINOR
   const message = removed
-    ? `kube-proxy ${f.version?.text} is configured with mode userspace (${f.configured.source}), which was removed in v1.26: kube-proxy rejects it and does not start`
-    : `kube-proxy ${running ? 'runs' : 'is configured for'} the userspace mode (${f.configured.source}), removed in v1.26: the node breaks on upgrade`
-  return {status: 'failed', findings: [{message, subject: {kind: 'field', name: 'mode', in: f.configured.source}, evidence: modeEvidence(f)}]}
+    ? `kube-proxy ${f.version?.text} is configured with mode userspace (${cfg.source}), which was removed in v1.26: kube-proxy rejects it and does not start`
+    : `kube-proxy ${running ? 'runs' : 'is configured for'} the userspace mode (${cfg.source}), removed in v1.26: the node breaks on upgrade`
+  return {status: 'failed', findings: [{message, subject: {kind: 'field', name: 'mode', in: cfg.source}, evidence: modeEvidence(f, cfg)}]}
 }
 
 /** PROXY-003: running ≠ configured (the IPVS fallback is PROXY-001's finding, not this one). */
 export function checkModeMismatch(ctx: CheckContext): CheckOutcome {
   const f = proxyFacts(ctx)
-  if (!f.configured) return {status: 'skipped', reason: f.configuredUnknown ?? 'the configured mode is unknown'}
+  const c = configuredMode(ctx)
+  if (!('configured' in c)) return {status: 'skipped', reason: c.configuredUnknown}
+  const cfg = c.configured
   if (!f.running) return {status: 'skipped', reason: 'the running mode is unknown: no /proxyMode answer and no "Using … Proxier" log line'}
-  if (f.running.mode === f.configured.mode) return {status: 'passed'}
-  if (f.configured.mode === 'ipvs' && f.running.mode === 'iptables') return {status: 'passed'}
-  if (f.configured.mode === 'userspace') return {status: 'passed'}
+  if (f.running.mode === cfg.mode) return {status: 'passed'}
+  if (cfg.mode === 'ipvs' && f.running.mode === 'iptables') return {status: 'passed'}
+  if (cfg.mode === 'userspace') return {status: 'passed'}
+  const who = cfg.applies === 'restart-k3s' ? 'k3s' : cfg.applies === 'restart-rke2' ? 'rke2' : podName(f)
   return {
     status: 'failed',
     findings: [
       {
-        message: `kube-proxy runs ${f.running.mode} mode but is configured for ${f.configured.mode} (${f.configured.source}): the configuration changed and ${podName(f)} was not restarted`,
+        message: `kube-proxy runs ${f.running.mode} mode but is configured for ${cfg.mode} (${cfg.source}): the configuration changed and ${who} was not restarted`,
         subject: subjectOf(f, ctx.node.node),
-        evidence: modeEvidence(f),
+        evidence: modeEvidence(f, cfg),
         remedy:
-          `To apply ${f.configured.mode}: \`kubectl -n kube-system delete pod ${podName(f)}\`, confirm \`curl -s 127.0.0.1:10249/proxyMode\` prints ${f.configured.mode}, ` +
-          `then remove the ${f.running.mode} leftovers (PROXY-005). To stay on ${f.running.mode}, set it in the ConfigMap instead.`,
+          `To apply ${cfg.mode}: ${restartKubeProxy(cfg, f, ctx.node.node)}, confirm \`curl -s 127.0.0.1:10249/proxyMode\` prints ${cfg.mode}, ` +
+          `then remove the ${f.running.mode} leftovers (PROXY-005). ${keepRunningWhere(cfg, f.running.mode)}`,
       },
     ],
   }
@@ -113,12 +162,13 @@ export function checkModeMismatch(ctx: CheckContext): CheckOutcome {
 /** PROXY-004: IPVS in use on v1.35+. */
 export function checkIpvsDeprecated(ctx: CheckContext): CheckOutcome {
   const f = proxyFacts(ctx)
-  const mode = f.running?.mode ?? f.configured?.mode
-  if (mode === undefined) return {status: 'skipped', reason: f.configuredUnknown ?? 'neither the configured nor the running mode is known'}
+  const c = configuredMode(ctx)
+  const mode = f.running?.mode ?? ('configured' in c ? c.configured.mode : undefined)
+  if (mode === undefined) return {status: 'skipped', reason: 'configuredUnknown' in c ? c.configuredUnknown : 'neither the configured nor the running mode is known'}
   if (mode !== 'ipvs') return {status: 'passed'}
   if (!f.version) return {status: 'skipped', reason: 'the kube-proxy version is unknown (no image tag, node info or server version)'}
   if (f.version.minor < IPVS_DEPRECATED_MINOR) return {status: 'passed'}
-  const evidence = modeEvidence(f)
+  const evidence = modeEvidence(f, 'configured' in c ? c.configured : undefined)
   evidence.push(...logLines(f.logText, (f.log?.events ?? []).filter((e) => e.kind === 'ipvs-deprecated').map((e) => e.line)))
   return {
     status: 'failed',

@@ -4,7 +4,10 @@ import type {CheckSpec} from '../types.js'
 const MODE_LOOKS_AT =
   'The configured mode (ConfigMap kube-system/kube-proxy or kube-proxy-config, combined with the kube-proxy container\'s ' +
   'flags as kube-proxy does, defaults applied: "" means iptables), the running mode (`curl 127.0.0.1:10249/proxyMode`, ' +
-  'else the "Using <mode> Proxier" line in the pod log) and the kube-proxy version from its image.'
+  'else the "Using <mode> Proxier" line in the pod log) and the kube-proxy version from its image. Where the layout keeps ' +
+  "the mode elsewhere: k3s's kube-proxy-arg (/etc/rancher/k3s/config.yaml and config.yaml.d; k3s's own default is iptables), " +
+  "RKE2's kube-proxy-arg (/etc/rancher/rke2/config.yaml) or the flags of its static pod manifest " +
+  '(/var/lib/rancher/rke2/agent/pod-manifests/kube-proxy.yaml), GKE\'s /etc/kubernetes/manifests/kube-proxy.manifest.'
 
 export const PROXY_IPVS_FALLBACK: CheckSpec = {
   id: 'PROXY-001',
@@ -56,8 +59,9 @@ export const PROXY_MODE_MISMATCH: CheckSpec = {
   remedy:
     'Decide which mode is wanted. To apply the configured one, restart the pod on this node ' +
     '(`kubectl -n kube-system delete pod <kube-proxy pod on NODE>`, or `kubectl -n kube-system rollout restart ds/kube-proxy` ' +
-    'for all nodes), confirm `curl -s 127.0.0.1:10249/proxyMode`, then remove the old mode\'s leftovers (PROXY-005). ' +
-    'To keep the running mode, put it back into the ConfigMap.',
+    'for all nodes; on k3s `systemctl restart k3s` or `k3s-agent`, on RKE2 `systemctl restart rke2-server` or `rke2-agent`), ' +
+    'confirm `curl -s 127.0.0.1:10249/proxyMode`, then remove the old mode\'s leftovers (PROXY-005). ' +
+    'To keep the running mode, put it back where it is configured (the ConfigMap, or kube-proxy-arg on k3s/RKE2).',
   requires: [],
 }
 

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import {RunFacts} from '../../../../src/core/facts/node-facts.js'
 import {resolveLayout} from '../../../../src/core/layout/resolve.js'
 import {layoutSummary, toNodeLayout} from '../../../../src/core/layout/summary.js'
-import {emptyClusterSnapshot, type NodeSnapshot, SNAPSHOT_API_VERSION} from '../../../../src/core/model/snapshot.js'
+import {type ClusterSnapshot, emptyClusterSnapshot, type NodeSnapshot, SNAPSHOT_API_VERSION} from '../../../../src/core/model/snapshot.js'
 import {parseLayoutDiscovery} from '../../../../src/core/parse/layout-discovery.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {expectGolden, FIXTURES, readFixture} from '../../../support/golden.js'
@@ -153,6 +153,78 @@ describe('resolveLayout without discovery or with little to go on', () => {
     const r = toNodeLayout(resolveLayout({node: 'n', cluster, discovery: d, proxyMode: 'iptables'}))
     assert.equal(r.summary, 'k3s v1.33.4+k3s1 · kube-proxy embedded, iptables · flannel vxlan')
     assert.deepEqual([r.distribution, r.kubeProxy.where, r.kubeProxy.mode, r.servicesOwner.owner, r.clusterDNS], ['k3s', 'embedded', 'iptables', 'kube-proxy', '10.43.0.10'])
+  })
+})
+
+describe('resolveLayout from DaemonSets in the namespaces CNIs really use (API only)', () => {
+  const kubeadmCluster = (daemonSets: ClusterSnapshot['daemonSets']) => {
+    const cluster = emptyClusterSnapshot('')
+    cluster.nodes = [{metadata: {name: 'n', annotations: {'flannel.alpha.coreos.com/backend-type': 'vxlan'}}, status: {nodeInfo: {kubeletVersion: 'v1.34.2'}}}]
+    cluster.configMaps = [{metadata: {name: 'kubeadm-config', namespace: 'kube-system'}, data: {}}]
+    cluster.daemonSets = [{metadata: {name: 'kube-proxy', namespace: 'kube-system'}}, ...daemonSets]
+    return cluster
+  }
+  const labels = {app: 'flannel', 'k8s-app': 'flannel', tier: 'node'}
+
+  it("flannel's manifest: DaemonSet kube-flannel/kube-flannel-ds, the backend from the Nodes' lease annotation", () => {
+    const l = resolveLayout({node: 'n', cluster: kubeadmCluster([{metadata: {name: 'kube-flannel-ds', namespace: 'kube-flannel', labels}}])})
+    assert.deepEqual([l.distribution, l.cni.name, l.cni.mode, l.servicesOwner.owner], ['kubeadm', 'flannel', 'vxlan', 'kube-proxy'])
+    assert.ok(l.evidence.includes('CNI: DaemonSet kube-flannel/kube-flannel-ds'), l.evidence.join('\n'))
+  })
+
+  it('a renamed flannel DaemonSet is still flannel by its app=flannel label', () => {
+    const l = resolveLayout({node: 'n', cluster: kubeadmCluster([{metadata: {name: 'kube-flannel-ds-amd64', namespace: 'kube-flannel', labels}}])})
+    assert.equal(l.cni.name, 'flannel')
+  })
+
+  it('the Tigera operator: calico-system/calico-node is Calico; its FELIX_BPFENABLED=true makes Calico eBPF the Services owner', () => {
+    const calicoNode = (env: Array<{name: string; value: string}>) => ({metadata: {name: 'calico-node', namespace: 'calico-system'}, spec: {template: {spec: {containers: [{name: 'calico-node', env}]}}}})
+    const iptables = resolveLayout({node: 'n', cluster: kubeadmCluster([calicoNode([{name: 'CALICO_NETWORKING_BACKEND', value: 'bird'}])])})
+    assert.deepEqual([iptables.cni.name, iptables.servicesOwner.owner], ['calico', 'kube-proxy'])
+    assert.ok(iptables.evidence.includes('CNI: DaemonSet calico-system/calico-node'), iptables.evidence.join('\n'))
+    const bpf = resolveLayout({node: 'n', cluster: kubeadmCluster([calicoNode([{name: 'FELIX_BPFENABLED', value: 'true'}])])})
+    assert.deepEqual([bpf.cni.name, bpf.cni.mode, bpf.servicesOwner.owner], ['calico', 'ebpf', 'calico-ebpf'])
+    assert.equal(bpf.servicesOwner.reason, 'FELIX_BPFENABLED=true on DaemonSet calico-system/calico-node')
+  })
+
+  it("Cilium's DaemonSet in kube-system (its Helm default) or a namespace of its own", () => {
+    for (const ns of ['kube-system', 'cilium']) {
+      const l = resolveLayout({node: 'n', cluster: kubeadmCluster([{metadata: {name: 'cilium', namespace: ns}}])})
+      assert.equal(l.cni.name, 'cilium', ns)
+      assert.ok(l.evidence.includes(`CNI: DaemonSet ${ns}/cilium`), l.evidence.join('\n'))
+    }
+  })
+
+  it("Cilium in a namespace of its own: its cilium-config there says who implements Services", () => {
+    const cluster = kubeadmCluster([{metadata: {name: 'cilium', namespace: 'cilium'}}])
+    cluster.configMaps.push({metadata: {name: 'cilium-config', namespace: 'cilium'}, data: {'kube-proxy-replacement': 'true', 'routing-mode': 'native'}})
+    const l = resolveLayout({node: 'n', cluster})
+    assert.deepEqual([l.cni.name, l.cni.mode, l.servicesOwner.owner], ['cilium', 'native', 'cilium'])
+    assert.equal(l.servicesOwner.reason, 'kube-proxy-replacement=true in cilium/cilium-config')
+  })
+
+  it('where DaemonSets outside kube-system could not be listed, an unknown CNI says so', () => {
+    const cluster = kubeadmCluster([])
+    cluster.unavailable = [{resource: 'daemonsets', why: 'forbidden', note: 'listing DaemonSets in all namespaces is forbidden for this user'}]
+    const l = resolveLayout({node: 'n', cluster})
+    assert.equal(l.cni.name, 'unknown')
+    assert.ok(l.evidence.includes('CNI: unknown; listing DaemonSets in all namespaces is forbidden for this user'), l.evidence.join('\n'))
+  })
+
+  it('kube-router with --run-service-proxy owns Services wherever its DaemonSet is', () => {
+    const router = {metadata: {name: 'kube-router', namespace: 'kube-system'}, spec: {template: {spec: {containers: [{name: 'kube-router', args: ['--run-router=true', '--run-service-proxy=true']}]}}}}
+    const l = resolveLayout({node: 'n', cluster: kubeadmCluster([router])})
+    assert.deepEqual([l.cni.name, l.servicesOwner.owner], ['kube-router', 'kube-router'])
+  })
+
+  it("kube-system's DaemonSet wins where two namespaces have one of the same name", () => {
+    const l = resolveLayout({node: 'n', cluster: kubeadmCluster([{metadata: {name: 'calico-node', namespace: 'calico-system'}}, {metadata: {name: 'calico-node', namespace: 'kube-system'}}])})
+    assert.ok(l.evidence.includes('CNI: DaemonSet kube-system/calico-node'), l.evidence.join('\n'))
+  })
+
+  it("an older bundle (kube-system's DaemonSets only) still resolves: flannel unseen from the API is unknown, not guessed", () => {
+    const l = resolveLayout({node: 'n', cluster: kubeadmCluster([])})
+    assert.deepEqual([l.distribution, l.cni.name, l.servicesOwner.owner], ['kubeadm', 'unknown', 'kube-proxy'])
   })
 })
 

@@ -151,6 +151,7 @@ describe('flannel: no false alarms from leftovers and new nodes', () => {
   it('lease annotations left after a move to another CNI: skipped when nothing shows flannel on the node', async () => {
     const {cluster, node} = await bundle('flannel-vxlan-missing-route')
     cluster.pods = cluster.pods.filter((p) => !p.metadata.name.startsWith('kube-flannel'))
+    cluster.daemonSets = cluster.daemonSets.filter((d) => !d.metadata.name.startsWith('kube-flannel')) // moved away: its DaemonSet is gone too
     const {'ip-link': _l, 'ip-addr': _a, ...rest} = node.artifacts
     const routes = edit({...node, artifacts: rest}, 'ip-route', (t) => t.split('\n').filter((l) => !l.includes('flannel.1')).join('\n'))
     assert.equal(run(cluster, routes).status['RT-009'], 'skipped: not applicable: Nodes carry flannel lease annotations, but nothing shows flannel on node-a (no flannel.1 link or route, no flannel pod)')
