@@ -10,8 +10,10 @@ import {NODES, type NodeName} from './calico-dns-builders.js'
 import {podRoute} from './calico-netns.js'
 import type {FakeApiServerOptions} from './fake-apiserver.js'
 import {withKubeProxyDaemonSet} from './fake-kube-proxy.js'
+import {CONTAINERD_SYSTEMD, HEALTHY, kubeadmKubeletConfig, kubeletWorld, NODE, PACKAGED_EXTRA_ARGS, toYaml} from './kubelet-cases.js'
 import {kubeProxyObjects, kubeProxyRestore, type LiveCluster, type LiveNodeSpec, startNetnsCluster} from './live-cluster.js'
 import type {Netns as PodsNetns} from './netns.js'
+import type {NodeHost} from './node-host.js'
 
 /** Every object of the snapshot the API server serves. */
 export function snapshotObjects(c: ClusterSnapshot): KubeObject[] {
@@ -60,6 +62,29 @@ export function calicoPlanNode(name: NodeName, workloads: Record<string, string>
   }
 }
 
+/**
+ * A kubeadm node's kubelet as kubelet-cases' healthy world has it: config.yaml and kubeadm-flags.env as kubeadm
+ * writes them, containerd on the systemd cgroup driver, the packaged (empty) /etc/sysconfig/kubelet, and the kubelet
+ * running with kubeadm's flags.
+ */
+export function kubeadmKubeletHost(name: NodeName): NodeHost {
+  const nodeIp = `--node-ip=${NODES[name].ip}`
+  return {
+    files: {
+      'var/lib/kubelet/config.yaml': toYaml(kubeadmKubeletConfig()),
+      'var/lib/kubelet/kubeadm-flags.env': `KUBELET_KUBEADM_ARGS="${nodeIp}"\n`,
+      'etc/containerd/config.toml': CONTAINERD_SYSTEMD,
+      [PACKAGED_EXTRA_ARGS.path.slice(1)]: PACKAGED_EXTRA_ARGS.text,
+    },
+    processes: [{name: 'kubelet', argv0: '/usr/bin/kubelet', args: ['--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', nodeIp]}],
+  }
+}
+
+/** The /configz body of the kubelet (at `kubeletVersion`) kubeadmKubeletHost runs: its files through the kubelet's defaulting and flags. */
+export function kubeadmConfigz(kubeletVersion: string): unknown {
+  return JSON.parse(kubeletWorld({...HEALTHY, kubeletVersion}).cluster.configz[NODE]!)
+}
+
 export interface LiveCalicoClusterOptions {
   cluster: ClusterSnapshot
   /** One spec per node, in order (calicoPlanNode, or a setup of the test's own). */
@@ -84,7 +109,7 @@ export async function startLiveCalicoCluster(options: LiveCalicoClusterOptions):
   const rules = new Map<string, string>()
   const namespaces = new Map<string, PodsNetns>()
   const nodes: LiveNodeSpec[] = options.nodes.map((spec) => ({
-    name: spec.name,
+    ...spec,
     setup(node, context) {
       spec.setup?.(node, context)
       namespaces.set(spec.name, node)

@@ -15,6 +15,7 @@ import {startFakeApiServer, type FakeApiServer, type FakeApiServerOptions} from 
 import {type FakeKubeProxy, startFakeKubeProxy} from './fake-kube-proxy.js'
 import {fixturePath} from './golden.js'
 import {createNetns as createPodsNetns, type Netns as PodsNetns} from './netns.js'
+import {type NodeHost, nodeHostSshdConfig} from './node-host.js'
 import {type CliResult, runCli} from './run-cli.js'
 import {asPodsNetns, createNetns, makeTempDir, makeUserKey, netnsSkipReason, type Netns, type Sshd, sshdSkipReason, startSshd} from './sshd.js'
 
@@ -55,6 +56,8 @@ export interface LiveNodeSpec {
    * one per node) for the far ends of pod veths; `address` is the namespace's own address (where sshd listens).
    */
   setup?(node: PodsNetns, context: {pods(): PodsNetns; address: string}): void
+  /** Files and processes every SSH session on the node sees (node-host.ts); default: the host's own. */
+  host?: NodeHost
 }
 
 export interface NetnsClusterOptions {
@@ -107,7 +110,8 @@ export async function startNetnsCluster(options: NetnsClusterOptions): Promise<L
         address: ns.address,
       })
       if (options.fakeKubeProxy) kubeProxies.push(await startFakeKubeProxy(ns.name, dir))
-      const sshd = await startSshd({authorizedKeys: [key.publicKey], netns: ns.name, listenAddress: ns.address})
+      const extraConfig = spec.host ? nodeHostSshdConfig(join(dir, `host-${spec.name}`), spec.host) : undefined
+      const sshd = await startSshd({authorizedKeys: [key.publicKey], netns: ns.name, listenAddress: ns.address, ...(extraConfig ? {extraConfig} : {})})
       nodes.push({name: spec.name, ns, sshd, node})
       const hostName = options.sshHostName ? `  HostName ${ns.address}\n` : ''
       config += `Host ${spec.name}\n${hostName}  Port ${sshd.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${knownHosts}\n\n`
