@@ -11,7 +11,7 @@ import {podRoute} from './calico-netns.js'
 import type {FakeApiServerOptions} from './fake-apiserver.js'
 import {withKubeProxyDaemonSet} from './fake-kube-proxy.js'
 import {CONTAINERD_SYSTEMD, HEALTHY, kubeadmKubeletConfig, kubeletWorld, NODE, PACKAGED_EXTRA_ARGS, toYaml} from './kubelet-cases.js'
-import {kubeProxyObjects, kubeProxyRestore, type LiveCluster, type LiveNodeSpec, startNetnsCluster} from './live-cluster.js'
+import {kubeProxyConfigMap, kubeProxyDaemonSet, kubeProxyRestore, type LiveCluster, type LiveNodeSpec, startNetnsCluster} from './live-cluster.js'
 import type {Netns as PodsNetns} from './netns.js'
 import type {NodeHost} from './node-host.js'
 
@@ -102,9 +102,7 @@ export interface LiveCalicoClusterOptions {
 
 export async function startLiveCalicoCluster(options: LiveCalicoClusterOptions): Promise<LiveCluster> {
   const {kubeProxy} = options
-  const c: ClusterSnapshot = kubeProxy
-    ? {...options.cluster, configMaps: [...options.cluster.configMaps, ...kubeProxyObjects().filter((o) => o.kind === 'ConfigMap')], daemonSets: [...options.cluster.daemonSets, ...kubeProxyObjects().filter((o) => o.kind === 'DaemonSet')]} as ClusterSnapshot
-    : options.cluster
+  const c: ClusterSnapshot = kubeProxy ? {...options.cluster, configMaps: [...options.cluster.configMaps, kubeProxyConfigMap()], daemonSets: [...options.cluster.daemonSets, kubeProxyDaemonSet()]} : options.cluster
   /** node → the rules kube-proxy programmed there, which a restarted kube-proxy restores. */
   const rules = new Map<string, string>()
   const namespaces = new Map<string, PodsNetns>()

@@ -6,7 +6,7 @@
 import {spawnSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import type {KubeObject, Node} from '../../src/core/model/k8s.js'
+import type {ConfigMap, DaemonSet, KubeObject, Node} from '../../src/core/model/k8s.js'
 import {generateIptablesRestore} from '../../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../../src/core/proxier/objects.js'
@@ -146,12 +146,14 @@ export async function startNetnsCluster(options: NetnsClusterOptions): Promise<L
   }
 }
 
-/** The kube-proxy ConfigMap (iptables mode) and DaemonSet as kubeadm deploys them, at `image`. */
-export function kubeProxyObjects(image = 'registry.k8s.io/kube-proxy:v1.33.2'): KubeObject[] {
-  return [
-    {apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'kube-proxy'}, data: {'config.conf': KUBE_PROXY_CONFIG}} as KubeObject,
-    {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {namespace: 'kube-system', name: 'kube-proxy'}, spec: {template: {spec: {containers: [{name: 'kube-proxy', image}]}}}} as KubeObject,
-  ]
+/** The kube-proxy ConfigMap (iptables mode) as kubeadm deploys it. */
+export function kubeProxyConfigMap(): ConfigMap {
+  return {apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'kube-proxy'}, data: {'config.conf': KUBE_PROXY_CONFIG}}
+}
+
+/** The kube-proxy DaemonSet, its container at `image`. */
+export function kubeProxyDaemonSet(image = 'registry.k8s.io/kube-proxy:v1.33.2'): DaemonSet {
+  return {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {namespace: 'kube-system', name: 'kube-proxy'}, spec: {template: {spec: {containers: [{name: 'kube-proxy', image}]}}}} as DaemonSet
 }
 
 /** The iptables-restore input kube-proxy (iptables mode, clusterCIDR 10.0.0.0/8) writes on `nodeName`. */
@@ -180,7 +182,7 @@ export async function startLiveCluster(
     nodes: nodeNames.map((name) => ({name, setup: (node, {address}) => void node.exec(['iptables-restore'], kubeProxyRestore({...objects, nodes: [nodeObject(name, address)]}, name))})),
     objects: (nodes) => {
       const apiObjects: KubeObject[] = [...objects.services, ...objects.endpointSlices].map((o) => ({...o}))
-      apiObjects.push(...nodes.map((n) => nodeObject(n.name, n.ns.address)), ...kubeProxyObjects())
+      apiObjects.push(...nodes.map((n) => nodeObject(n.name, n.ns.address)), kubeProxyConfigMap(), kubeProxyDaemonSet())
       return options.objects ? options.objects(apiObjects) : apiObjects
     },
     api: options.api,
