@@ -58,7 +58,8 @@ export function nodeHostSshdConfig(dir: string, host: NodeHost): string {
     ...OVERLAID.map((top) => `mount -t overlay overlay -o lowerdir=/${top},upperdir=${dir}/up/${top},workdir=${dir}/work/${top} /${top}`),
     ...host.processes.map((p) => `bash -c 'exec -a ${p.argv0} ${dir}/bin/${p.name} ${p.args.join(' ')}' </dev/null >/dev/null 2>&1 &`),
     ...host.processes.map((p) => `for i in $(seq 100); do grep -qx ${p.name} /proc/[0-9]*/comm 2>/dev/null && break; sleep 0.02; done`),
-    // Not exec: the session's command must not be PID 1 of the namespace (its process group is reported and killed).
+    // Not exec: the session's command must not be PID 1 of the namespace (the SSH transport reports its process group
+    // to kill it later; that kill, a session of its own, runs in a fresh namespace too and reaches nothing of the host).
     '/bin/sh -c "$SSH_ORIGINAL_COMMAND"',
   ]
   writeFileSync(join(dir, 'session.sh'), `${lines.join('\n')}\n`)
