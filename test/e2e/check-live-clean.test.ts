@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import type {Node, Pod} from '../../src/core/model/k8s.js'
 import type {Report} from '../../src/core/model/report.js'
+import type {WhyVerdict} from '../../src/core/why/verdict.js'
 import {calicoCluster, calicoDaemonSet, endpointSlice, type NodeName, pod, service} from '../support/calico-dns-builders.js'
 import {calicoPlanNode, kubeadmConfigz, kubeadmKubeletHost, startLiveCalicoCluster, withDnsPorts} from '../support/live-calico-cluster.js'
 import {type LiveCluster, liveClusterSkipReason} from '../support/live-cluster.js'
@@ -96,5 +97,18 @@ describe('the default check on a clean 3-node Calico cluster', {skip: liveCluste
     assert.equal(table.exitCode, 0, table.stdout + table.stderr)
     assert.match(table.stdout, /^✔ HEALTHY {2}3 nodes: 3 healthy · no findings · /)
     assert.doesNotMatch(table.stdout, /UNHEALTHY|WARNINGS|ERRORS|PARTIAL/)
+  })
+
+  it('why answers works from every node, for dns and for shop/web, with nothing left unjudged', async () => {
+    for (const node of NAMES) {
+      for (const target of ['dns', 'svc/shop/web']) {
+        const r = await c.cli(['why', target, '--from', node, '-o', 'json'])
+        assert.equal(r.exitCode, 0, `${target} from ${node}: ${r.stdout}${r.stderr}`)
+        const v = JSON.parse(r.stdout) as WhyVerdict
+        assert.equal(v.verdict, 'works', `${target} from ${node}: ${v.headline}`)
+        assert.deepEqual(v.causes, [])
+        assert.deepEqual(v.unknown, [], `${target} from ${node}`)
+      }
+    }
   })
 })
