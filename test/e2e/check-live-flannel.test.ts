@@ -4,18 +4,13 @@
 // and FDB entries. node-a lacks the route to node-b's podCIDR (its neighbour and FDB entries are there); node-b is
 // clean. The collection plan's `ip -j neigh show` and `bridge -j fdb show` run over SSH like every other item.
 import assert from 'node:assert/strict'
-import {rmSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import type {KubeObject} from '../../src/core/model/k8s.js'
 import type {Report} from '../../src/core/model/report.js'
 import {type CniNodeSetup, setupCniNode} from '../support/cni-netns.js'
 import {flannelCluster, VTEP} from '../support/cni-route-cases.js'
-import {type FakeApiServer, startFakeApiServer} from '../support/fake-apiserver.js'
-import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
-import {runCli} from '../support/run-cli.js'
-import {asPodsNetns, createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
-
+import {type LiveCluster, liveClusterSkipReason, startNetnsCluster} from '../support/live-cluster.js'
+import type {Netns as PodsNetns} from '../support/netns.js'
 
 // node-a: neighbour and FDB entries for node-b, but no route to 10.244.2.0/24.
 const NODE_A: CniNodeSetup = {
@@ -41,46 +36,25 @@ function setupNodeB(ns: PodsNetns, pods: PodsNetns): void {
   ip('route', 'add', '10.244.1.0/24', 'via', '10.244.1.0', 'dev', 'flannel.1', 'onlink')
 }
 
-describe('check finds a missing flannel route live', {skip: sshdSkipReason() ?? netnsSkipReason()}, () => {
-  let dir: string
-  let api: FakeApiServer
-  let sshConfig: string
-  const sshds: Sshd[] = []
-  const namespaces: Array<{remove(): void}> = []
+describe('check finds a missing flannel route live', {skip: liveClusterSkipReason()}, () => {
+  let c: LiveCluster
 
   before(async () => {
-    dir = makeTempDir('nd-live-fl-')
-    const key = makeUserKey(dir)
-    const knownHosts = join(dir, 'known_hosts')
-    let config = ''
-    for (const name of ['node-a', 'node-b'] as const) {
-      const ns = createNetns()
-      namespaces.push(ns)
-      const pods = createPodsNetns('nd-flp')
-      namespaces.push({remove: () => pods.destroy()})
-      if (name === 'node-a') setupCniNode(asPodsNetns(ns), pods, NODE_A)
-      else setupNodeB(asPodsNetns(ns), pods)
-      const sshd = await startSshd({authorizedKeys: [key.publicKey], netns: ns.name, listenAddress: ns.address})
-      sshds.push(sshd)
-      writeFileSync(knownHosts, sshd.knownHostsLine(), {flag: 'a'})
-      config += `Host ${name}\n  HostName ${ns.address}\n  Port ${sshd.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${knownHosts}\n\n`
-    }
-    sshConfig = join(dir, 'ssh_config')
-    writeFileSync(sshConfig, config)
     const cluster = flannelCluster('vxlan', ['node-a', 'node-b'])
-    api = await startFakeApiServer({objects: [...cluster.nodes, ...cluster.pods] as KubeObject[]})
+    c = await startNetnsCluster({
+      nodes: [
+        {name: 'node-a', setup: (node, {pods}) => setupCniNode(node, pods(), NODE_A)},
+        {name: 'node-b', setup: (node, {pods}) => setupNodeB(node, pods())},
+      ],
+      objects: () => [...cluster.nodes, ...cluster.pods] as KubeObject[],
+      sshHostName: true,
+      tempPrefix: 'nd-live-fl-',
+    })
   })
-  after(async () => {
-    await Promise.all(sshds.map((s) => s.stop().catch(() => undefined)))
-    for (const n of namespaces) n.remove()
-    await api?.close()
-    if (dir) rmSync(dir, {recursive: true, force: true})
-  })
-
-  const cli = (args: string[]) => runCli([...args, '--kubeconfig', api.kubeconfigPath, '--ssh-config', sshConfig, '--no-color'], {env: {HOME: dir, SSH_AUTH_SOCK: ''}, timeoutMs: 120_000})
+  after(async () => c?.stop())
 
   it("reports RT-009 on node-a (no route to node-b's podCIDR) and nothing on node-b", async () => {
-    const r = await cli(['check', '--all', '--only', 'routes', '-o', 'json'])
+    const r = await c.cli(['check', '--all', '--only', 'routes', '-o', 'json'])
     assert.equal(r.exitCode, 1, r.stderr)
     const report = JSON.parse(r.stdout) as Report
     assert.deepEqual(report.collectionErrors, [])
@@ -94,7 +68,7 @@ describe('check finds a missing flannel route live', {skip: sshdSkipReason() ?? 
   })
 
   it('check on the clean node alone exits 0', async () => {
-    const r = await cli(['check', 'node-b', '--only', 'routes'])
+    const r = await c.cli(['check', 'node-b', '--only', 'routes'])
     assert.equal(r.exitCode, 0, r.stdout + r.stderr)
   })
 })

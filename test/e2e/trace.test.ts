@@ -11,12 +11,10 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {stringify} from 'yaml'
 import {setupCalicoNode} from '../support/calico-netns.js'
-import {type FakeApiServer, startFakeApiServer} from '../support/fake-apiserver.js'
 import {fixturePath} from '../support/golden.js'
-import {createNetns as createPodsNetns, type Netns as PodsNetns} from '../support/netns.js'
+import {type LiveCluster, liveClusterSkipReason, startNetnsCluster} from '../support/live-cluster.js'
 import {ROUTE_CASES} from '../support/route-dns-cases.js'
 import {runCli} from '../support/run-cli.js'
-import {asPodsNetns, createNetns, makeTempDir, makeUserKey, type Netns, netnsSkipReason, type Sshd, sshdSkipReason, startSshd} from '../support/sshd.js'
 import {calicoFilterRestore, calicoTraceObjects, kubeProxyRules, mergeSave, WORKLOADS} from '../unit/core/trace/calico-plan.js'
 import {renderFixture} from '../unit/core/trace/flow.js'
 
@@ -115,45 +113,33 @@ describe('trace (built CLI, files)', () => {
 const HEALTHY = ROUTE_CASES.find((c) => c.name === 'healthy-ipip')!
 
 
-describe('trace NODE on a live Calico node', {skip: sshdSkipReason() ?? netnsSkipReason()}, () => {
-  let home: string
-  let api: FakeApiServer
-  let sshConfig: string
-  let node: PodsNetns
-  let sshd: Sshd | undefined
-  const namespaces: Array<{remove(): void}> = []
+describe('trace NODE on a live Calico node', {skip: liveClusterSkipReason()}, () => {
+  let c: LiveCluster
 
   before(async () => {
-    home = makeTempDir('nd-live-trace-')
-    const key = makeUserKey(home)
-    const knownHosts = join(home, 'known_hosts')
-    const ns = createNetns()
-    namespaces.push(ns)
-    const pods = createPodsNetns('nd-trp')
-    namespaces.push({remove: () => pods.destroy()})
-    node = asPodsNetns(ns)
-    setupCalicoNode(node, pods, HEALTHY.setup!)
     const objects = calicoTraceObjects()
-    node.exec(['iptables-restore'], kubeProxyRules(objects, 'node-a').save)
-    node.exec(['iptables-restore', '--noflush'], calicoFilterRestore(Object.keys(WORKLOADS)))
-    sshd = await startSshd({authorizedKeys: [key.publicKey], netns: ns.name, listenAddress: ns.address})
-    writeFileSync(knownHosts, sshd.knownHostsLine())
-    sshConfig = join(home, 'ssh_config')
-    writeFileSync(sshConfig, `Host node-a\n  HostName ${ns.address}\n  Port ${sshd.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${knownHosts}\n\n`)
-    api = await startFakeApiServer({objects})
+    c = await startNetnsCluster({
+      nodes: [
+        {
+          name: 'node-a',
+          setup(node, {pods}) {
+            setupCalicoNode(node, pods(), HEALTHY.setup!)
+            node.exec(['iptables-restore'], kubeProxyRules(objects, 'node-a').save)
+            node.exec(['iptables-restore', '--noflush'], calicoFilterRestore(Object.keys(WORKLOADS)))
+          },
+        },
+      ],
+      objects: () => objects,
+      sshHostName: true,
+      tempPrefix: 'nd-live-trace-',
+    })
   })
-  after(async () => {
-    await sshd?.stop().catch(() => undefined)
-    for (const n of namespaces) n.remove()
-    await api?.close()
-    if (home) rmSync(home, {recursive: true, force: true})
-  })
+  after(async () => c?.stop())
 
-  const cli = (args: string[]) => runCli([...args, '--kubeconfig', api.kubeconfigPath, '--ssh-config', sshConfig, '--no-color'], {env: {HOME: home, SSH_AUTH_SOCK: ''}, timeoutMs: 120_000})
   const TRACE = ['trace', 'node-a', '--from', 'pod/shop/api-a', '--to', 'svc/kube-system/kube-dns:53/udp']
 
   it('clean node: works for every endpoint (exit 0); the pod arrives on its real cali interface', async () => {
-    const r = await cli(TRACE)
+    const r = await c.cli(TRACE)
     assert.equal(r.exitCode, 0, r.stdout + r.stderr)
     assert.match(r.stdout, /^works: 2 of 2 endpoints$/m)
     assert.match(r.stdout, /through its interface cali2222222222b \(the node's route to it\)/)
@@ -161,7 +147,7 @@ describe('trace NODE on a live Calico node', {skip: sshdSkipReason() ?? netnsSki
     assert.match(r.stdout, /^ {2}10\.244\.2\.10:53 +kube-system\/coredns-b +node-b +yes +50\.0% +works +tunnel tunl0 to node-b's block 10\.244\.2\.0\/26/m)
     assert.match(r.stdout, /^ {2}10\.244\.2\.11:53 .* not ready /m)
     // No --from: a running pod on the node is taken (not an endpoint of kube-dns), and said so.
-    const d = await cli(['trace', 'node-a', '--to', 'svc/kube-system/kube-dns:dns/udp', '-o', 'json'])
+    const d = await c.cli(['trace', 'node-a', '--to', 'svc/kube-system/kube-dns:dns/udp', '-o', 'json'])
     assert.equal(d.exitCode, 0, d.stdout + d.stderr)
     const doc = JSON.parse(d.stdout) as {origin: string; sourcePod: {name: string}; verdict: string}
     assert.equal(doc.sourcePod.name, 'api-a')
@@ -170,14 +156,14 @@ describe('trace NODE on a live Calico node', {skip: sshdSkipReason() ?? netnsSki
   })
 
   it('one block route deleted: names the route and the endpoint lost (exit 1)', async () => {
-    node.exec(['ip', 'route', 'del', '10.244.2.0/26'])
+    c.nodeExec('node-a', ['ip', 'route', 'del', '10.244.2.0/26'])
     try {
-      const r = await cli(TRACE)
+      const r = await c.cli(TRACE)
       assert.equal(r.exitCode, 1, r.stdout + r.stderr)
       assert.match(r.stdout, /^partly broken: 1 of 2 endpoints work$/m)
       assert.match(r.stdout, /^ {2}10\.244\.2\.10:53 +kube-system\/coredns-b +node-b .*fails at route +no route to node-b's block 10\.244\.2\.0\/26: only default via 192\.168\.0\.1 dev eth0 matches$/m)
     } finally {
-      node.exec(['ip', 'route', 'add', '10.244.2.0/26', 'via', '192.168.0.12', 'dev', 'tunl0', 'proto', 'bird', 'onlink'])
+      c.nodeExec('node-a', ['ip', 'route', 'add', '10.244.2.0/26', 'via', '192.168.0.12', 'dev', 'tunl0', 'proto', 'bird', 'onlink'])
     }
   })
 })

@@ -53,8 +53,28 @@ export interface WhyVerdict {
   next?: string
 }
 
-/** Areas whose skipped checks leave a Service's path from the node unjudged. */
-const PATH_AREAS = new Set(['iptables', 'ipvs', 'nftables', 'routes', 'proxy-mode', 'conntrack', 'dns'])
+/**
+ * The checks whose findings cut a packet's path from the node to a pod, as the verdict reads them (with the impact
+ * core/impact counts): kube-proxy's rules in any mode, the routes to pods' addresses (Calico block routes, pod /32s)
+ * and forwarding. Skipped, these leave a question unjudged; a skipped CT-002 (table fill) or NODE-005 (rp_filter)
+ * does not: no verdict reads them. Keep in step with core/impact's ROUTE_IDS, RULE_PREFIXES and FORWARDING_IDS.
+ */
+const PATH_CHECKS = new Set(['RT-001', 'RT-003', 'RT-005', 'RT-006', 'NODE-001', 'NODE-003'])
+const isPathCheck = (id: string) => /^(IPT|IPVS|NFT)-/.test(id) || PATH_CHECKS.has(id)
+
+/**
+ * What a question reads: for every target the path; for a Service also its endpoints' bookkeeping and stale conntrack
+ * entries; for DNS also the DNS checks and the kubelet's clusterDNS.
+ */
+export type Question = 'pod' | 'service' | 'dns'
+
+/** Whether check `id` is one the question needs (its being skipped leaves the answer unjudged). */
+export function questionNeeds(question: Question, id: string): boolean {
+  if (isPathCheck(id)) return true
+  if (question === 'pod') return false
+  if (id.startsWith('EP-') || id === 'CT-001') return true
+  return question === 'dns' && (id.startsWith('DNS-') || id === 'KUBELET-016')
+}
 
 function familyOf(ip: string): 'ipv4' | 'ipv6' | undefined {
   return parseIPSloppy(ip)?.family
@@ -123,11 +143,12 @@ function namesService(f: Finding, service: string): boolean {
   return f.subject.kind === 'Service' && `${f.subject.namespace ?? 'default'}/${f.subject.name}` === service
 }
 
-function unknownOn(report: Report, node: string): string[] {
+/** Collection errors on the node, and the checks `question` needs that were skipped (grouped by reason). */
+function unknownOn(report: Report, node: string, question: Question): string[] {
   const out: string[] = []
   const byReason = new Map<string, string[]>()
   for (const r of report.results) {
-    if (r.node !== node || r.status !== 'skipped' || !PATH_AREAS.has(r.area) || !r.reason) continue
+    if (r.node !== node || r.status !== 'skipped' || !questionNeeds(question, r.id) || !r.reason) continue
     if (/^not applicable|implemented by /.test(r.reason)) continue
     byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.id])
   }
@@ -146,9 +167,9 @@ function sortCauses(fs: Finding[]): WhyCause[] {
     .map(toCause)
 }
 
-function serviceVerdict(report: Report, index: ServiceIndex, service: string, port: string | undefined, node: string, label: string): WhyVerdict {
+function serviceVerdict(report: Report, index: ServiceIndex, service: string, port: string | undefined, node: string, label: string, question: Question): WhyVerdict {
   const view = index.services.get(service)
-  const base = {target: label, node, checked: [] as string[], unknown: unknownOn(report, node)}
+  const base = {target: label, node, checked: [] as string[], unknown: unknownOn(report, node, question)}
   if (!view) return {...base, verdict: 'broken', headline: `broken: there is no Service ${service}`, causes: []}
   if (port !== undefined && portNames(view, port)!.size === 0) {
     return {...base, verdict: 'broken', headline: `broken: Service ${service} has no port ${port} (ports: ${view.ports.map((p) => p.name || String(p.port)).join(', ')})`, causes: []}
@@ -186,7 +207,7 @@ function serviceVerdict(report: Report, index: ServiceIndex, service: string, po
 }
 
 function podVerdict(report: Report, cluster: ClusterSnapshot, index: ServiceIndex, pod: string, node: string): WhyVerdict {
-  const base = {target: `pod ${pod}`, node, checked: [] as string[], unknown: unknownOn(report, node)}
+  const base = {target: `pod ${pod}`, node, checked: [] as string[], unknown: unknownOn(report, node, 'pod')}
   const p = cluster.pods.find((x) => `${x.metadata.namespace ?? 'default'}/${x.metadata.name}` === pod)
   const ips = p ? podIps(p) : [...index.podsByIp].filter(([, name]) => name === pod).map(([ip]) => ip)
   if (ips.length === 0) return {...base, verdict: 'broken', headline: p ? `broken: pod ${pod} has no IP (${p.status?.phase ?? 'unknown phase'})` : `broken: no pod ${pod}`, causes: []}
@@ -214,7 +235,7 @@ function podIps(p: Pod): string[] {
 function dnsVerdict(report: Report, cluster: ClusterSnapshot, index: ServiceIndex, node: string): WhyVerdict {
   const svc = findDnsService(cluster)
   const name = svc ? `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}` : 'kube-system/kube-dns'
-  const v = serviceVerdict(report, index, name, undefined, node, 'dns')
+  const v = serviceVerdict(report, index, name, undefined, node, 'dns', 'dns')
   const checked: string[] = []
   const extra: Finding[] = report.findings.filter((f) => f.node === node && f.area === 'dns' && f.severity !== 'info')
   const dnsResult = (id: string) => report.results.find((r) => r.node === node && r.id === id)
@@ -270,5 +291,8 @@ export function whyVerdict(report: Report, cluster: ClusterSnapshot, target: Why
   if (target.kind === 'dns') return dnsVerdict(report, cluster, index, node)
   if (target.kind === 'pod') return podVerdict(report, cluster, index, target.pod, node)
   const label = `svc ${target.service}${target.port !== undefined ? `:${target.port}` : ''}`
-  return serviceVerdict(report, index, target.service, target.port, node, label)
+  // kube-dns asked for by name is the DNS question's Service: its DNS checks count.
+  const dns = findDnsService(cluster)
+  const isDns = dns !== undefined && `${dns.metadata.namespace ?? 'default'}/${dns.metadata.name}` === target.service
+  return serviceVerdict(report, index, target.service, target.port, node, label, isDns ? 'dns' : 'service')
 }

@@ -7,7 +7,7 @@ import {describe, it} from 'node:test'
 import {analyzeSnapshots} from '../../../../src/app/analyze.js'
 import {attachImpact} from '../../../../src/core/impact/index.js'
 import {buildReport, type Finding} from '../../../../src/core/model/report.js'
-import {nextCommand, parseWhyTarget, whyVerdict} from '../../../../src/core/why/verdict.js'
+import {nextCommand, parseWhyTarget, questionNeeds, whyVerdict} from '../../../../src/core/why/verdict.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {REPO_ROOT} from '../../../support/golden.js'
 
@@ -174,5 +174,52 @@ describe('why dns with node-local-dns', () => {
     assert.ok(whyVerdict(report, withLocal([pod('node-a', true)]), {kind: 'dns'}, 'node-a').checked.includes('node-local-dns: pod node-local-dns-node-a on node-a is Ready'))
     const none = whyVerdict(report, withLocal([pod('node-b', true)]), {kind: 'dns'}, 'node-a')
     assert.ok(none.unknown.includes('node-local-dns runs in the cluster (DaemonSet node-local-dns) but no pod of it runs on node-a: pods whose clusterDNS is its link-local address get no answer'), none.unknown.join('\n'))
+  })
+})
+
+describe('why: Not judged names only the checks the question needs', () => {
+  // The `healthy` bundle collected nothing from node-a: every check there is skipped, each for its missing input.
+  const ids = (unknown: string[]) => unknown.flatMap((u) => /^(.*) not judged: /.exec(u)?.[1]?.split(', ') ?? []).sort()
+
+  it('svc: the path (rules, routes to pods, forwarding), the endpoints and stale conntrack entries; not CT-002, NODE-005, the kubelet or BGP', async () => {
+    const {cluster, report} = await analysed('healthy')
+    const v = ids(whyVerdict(report, cluster, {kind: 'service', service: 'shop/web'}, 'node-a').unknown)
+    for (const id of ['IPT-003', 'NFT-001', 'RT-001', 'RT-005', 'NODE-001', 'NODE-003', 'CT-001']) assert.ok(v.includes(id), `${id} in ${v.join(', ')}`)
+    for (const id of ['CT-002', 'CT-003', 'CT-004', 'NODE-002', 'NODE-004', 'NODE-005', 'NODE-006', 'NODE-022', 'RT-007', 'RT-008', 'KUBELET-016', 'PROXY-005', 'DNS-004']) assert.ok(!v.includes(id), `${id} in ${v.join(', ')}`)
+    // Every line left is a check the question needs.
+    assert.deepEqual(v.filter((id) => !questionNeeds('service', id)), [])
+  })
+
+  it('dns (and svc kube-dns asked for by name) add the DNS checks and the kubelet\'s clusterDNS; a pod only the path', async () => {
+    const {cluster, report} = await analysed('healthy')
+    const dns = ids(whyVerdict(report, cluster, {kind: 'dns'}, 'node-a').unknown)
+    for (const id of ['DNS-004', 'KUBELET-016', 'CT-001', 'RT-001']) assert.ok(dns.includes(id), `${id} in ${dns.join(', ')}`)
+    assert.ok(!dns.includes('CT-002') && !dns.includes('NODE-005') && !dns.includes('KUBELET-017'), dns.join(', '))
+    assert.deepEqual(ids(whyVerdict(report, cluster, {kind: 'service', service: 'kube-system/kube-dns'}, 'node-a').unknown), dns)
+    const pod = ids(whyVerdict(report, cluster, {kind: 'pod', pod: 'shop/web-b'}, 'node-a').unknown)
+    assert.ok(pod.includes('RT-001') && pod.includes('IPT-003'), pod.join(', '))
+    assert.deepEqual(pod.filter((id) => !questionNeeds('pod', id)), [])
+    assert.ok(!pod.includes('CT-001') && !pod.includes('DNS-004'), pod.join(', '))
+  })
+
+  it('questionNeeds', () => {
+    assert.deepEqual(
+      ['IPT-001', 'IPVS-004', 'NFT-010', 'RT-001', 'RT-002', 'RT-012', 'NODE-001', 'NODE-005', 'CT-001', 'CT-002', 'EP-001', 'DNS-001', 'KUBELET-016'].map((id) => [id, questionNeeds('pod', id), questionNeeds('service', id), questionNeeds('dns', id)]),
+      [
+        ['IPT-001', true, true, true],
+        ['IPVS-004', true, true, true],
+        ['NFT-010', true, true, true],
+        ['RT-001', true, true, true],
+        ['RT-002', false, false, false],
+        ['RT-012', false, false, false],
+        ['NODE-001', true, true, true],
+        ['NODE-005', false, false, false],
+        ['CT-001', false, true, true],
+        ['CT-002', false, false, false],
+        ['EP-001', false, true, true],
+        ['DNS-001', false, false, true],
+        ['KUBELET-016', false, false, true],
+      ],
+    )
   })
 })
