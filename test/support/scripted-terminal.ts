@@ -1,5 +1,5 @@
 // A terminal for the prompt helpers (src/cli/confirm.ts) that a test scripts: stdin and stderr claim to be TTYs, and
-// each answer is typed only when a prompt (text ending in `] `) appears on stderr, as a person would. Typing all the
+// each answer is typed only when a prompt (text ending in `] `) appears on stderr, as a person would (err() shows it). Typing all the
 // answers at once would not model a terminal: one readline may buffer lines meant for the next question.
 import {PassThrough} from 'node:stream'
 import type {ConfirmIO} from '../../src/cli/confirm.js'
@@ -18,6 +18,8 @@ export function scriptedTerminal(answers: readonly string[]): ConfirmIO & {out: 
     if (!d.toString().endsWith('] ')) return
     prompts++
     const next = queue.shift()
+    // The transcript shows what was typed, as the terminal's echo would.
+    err += next === undefined ? '\n' : `${next}\n`
     // End of input (Ctrl-D) when the script has no answer left.
     setImmediate(() => (next === undefined ? stdin.end() : stdin.write(`${next}\n`)))
   })

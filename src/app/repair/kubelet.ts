@@ -140,12 +140,13 @@ function dropInsArtifact(files: ReadonlyArray<{path: string; text: string}>): st
   return files.map((f) => `${DROPIN_HEADER}${f.path}\n${f.text}${f.text.endsWith('\n') ? '' : '\n'}`).join('\n')
 }
 
-function withFiles(snapshot: NodeSnapshot, main: string, dropIns: ReadonlyArray<{path: string; text: string}>): NodeSnapshot {
+/** The node snapshot with these file contents; the config file keeps its path, so origins name the real file. */
+function withFiles(snapshot: NodeSnapshot, main: {path: string; text: string}, dropIns: ReadonlyArray<{path: string; text: string}>): NodeSnapshot {
   return {
     ...snapshot,
     artifacts: {
       ...snapshot.artifacts,
-      'kubelet-config': {id: 'kubelet-config', source: KUBELET_CONFIG_PATH, content: main},
+      'kubelet-config': {id: 'kubelet-config', source: main.path, content: `${DROPIN_HEADER}${main.path}\n${main.text}`},
       'kubelet-dropins': {id: 'kubelet-dropins', source: 'kubelet --config-dir', content: dropInsArtifact(dropIns)},
     },
   }
@@ -178,7 +179,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   let cluster = minimalCluster(deps.now(), nodeObject)
   let edits: KubeletEdit[]
   let why: string[] = []
-  const nodeBefore = withFiles(files.snapshot, main.text, dropIns)
+  const nodeBefore = withFiles(files.snapshot, main, dropIns)
   if ('fromFinding' in req) {
     cluster = await readClusterSnapshot(deps.cluster, {nodeNames: [req.node], now: deps.now()})
     const r = kubeletRemedy(req.fromFinding, {cluster, node: nodeBefore})
@@ -238,7 +239,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   }
 
   // Validate the result as the checks would see it after the change; refuse anything the change makes worse.
-  const nodeAfter = withFiles(files.snapshot, afterTexts.get(main.path) ?? main.text, dropIns.map((d) => ({path: d.path, text: afterTexts.get(d.path) ?? d.text})))
+  const nodeAfter = withFiles(files.snapshot, {path: main.path, text: afterTexts.get(main.path) ?? main.text}, dropIns.map((d) => ({path: d.path, text: afterTexts.get(d.path) ?? d.text})))
   const before = blockingProblems({cluster, node: nodeBefore})
   const introduced = [...blockingProblems({cluster, node: nodeAfter})].filter((p) => !before.has(p))
   if (introduced.length > 0) {
