@@ -101,6 +101,24 @@ describe('pendingDifferences: where each files value comes from and where keep w
     assert.match(pending[0]!.keep.unavailable, /reports no value for staticPodPath .*; remove staticPodPath from \/var\/lib\/kubelet\/config\.yaml by hand/)
   })
 
+  it('a line removed since the start (the files fall back to the default): keep adds the running value back to config.yaml', () => {
+    const started = STARTED_CONFIG.replace('maxPods: 110', 'maxPods: 250')
+    const cluster = {...emptyClusterSnapshot('2026-12-01T00:00:00Z'), nodes: [nodeObject]}
+    const then = kubeletView({cluster, node: snapshot(started, STARTED_DROPIN, STARTED_FLAGS)})
+    assert.ok(then.next.ok)
+    const now = STARTED_CONFIG.replace("maxPods: 110 # sized for the node's pod CIDR\n", '')
+    const view = kubeletView({cluster: {...cluster, configz: {'node-a': JSON.stringify({kubeletconfig: then.next.value.values})}}, node: snapshot(now, STARTED_DROPIN, STARTED_FLAGS)})
+    assert.ok(view.next.ok && view.running.ok)
+    const main = {path: CONFIG, text: now, config: parseKubeletConfig(now, {source: CONFIG})}
+    const dropIn = {path: DROPIN, text: STARTED_DROPIN, config: parseKubeletConfig(STARTED_DROPIN, {source: DROPIN, originKind: 'drop-in'})}
+    const pending = pendingDifferences(view.next.value, view.running.value, {edited: new Set(), main, dropIns: [dropIn]})
+    assert.deepEqual(pending.map((p) => [p.field, p.from, p.to, p.keep]), [['maxPods', 250, 110, {file: CONFIG}]])
+    assert.match(pending[0]!.origin, /^kubelet default/)
+    const d = decidePending(pending, ['keep'])
+    assert.ok(d.kind === 'go')
+    assert.equal(editYamlText(now, d.keep, CONFIG), `${now}maxPods: 250\n`, 'added at the end, everything else as it was')
+  })
+
   it('a field the change itself sets is not pending', () => {
     assert.deepEqual(pendingFor({config: STARTED_CONFIG.replace('maxPods: 110', 'maxPods: 250')}, ['/maxPods']).pending, [])
   })
