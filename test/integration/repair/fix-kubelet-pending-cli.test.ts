@@ -3,7 +3,7 @@
 // --apply-pending applies them and says so, -o json names each with its choice. A kubelet node (kubelet-node.ts)
 // behind real sshd; the test API server's /configz is what the kubelet started with (kubeletView of its files then).
 import assert from 'node:assert/strict'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {after, before, beforeEach, describe, it} from 'node:test'
 import type {KubeletFixResultJson} from '../../../src/app/fix/node-repairs.js'
 import {kubeletView} from '../../../src/core/checks/kubelet/view.js'
@@ -12,8 +12,9 @@ import type {KubeObject, Node} from '../../../src/core/model/k8s.js'
 import {emptyClusterSnapshot, type NodeSnapshot} from '../../../src/core/model/snapshot.js'
 import {type FakeApiServer, startFakeApiServer} from '../../support/fake-apiserver.js'
 import {tempDir} from '../../support/kubeconfig.js'
-import {runCli} from '../../support/run-cli.js'
+import {CLI, runCli} from '../../support/run-cli.js'
 import {netnsSkipReason} from '../../support/sshd.js'
+import {TMUX_AVAILABLE, TmuxTerminal} from '../../support/tmux-terminal.js'
 import {KUBEADM_CONFIG, type KubeletNode, startKubeletNode} from './kubelet-node.js'
 
 describe('fix kubelet with pending differences, the command', {skip: netnsSkipReason()}, () => {
@@ -103,6 +104,37 @@ describe('fix kubelet with pending differences, the command', {skip: netnsSkipRe
     assert.deepEqual(json.pending, [{field: 'maxPods', running: 110, files: 250, origin: `${node.configPath}:24`, choice: 'undecided'}])
     assert.deepEqual(json.changes, [{path: node.configPath, settings: [{field: 'clusterDNS', from: ['10.96.0.99'], to: ['10.96.0.10']}]}])
     unchanged(restarts)
+  })
+
+  it('on a real terminal (tmux): asks for each difference, keep writes the running value back, then the final question', {skip: TMUX_AVAILABLE ? false : 'tmux is not installed'}, async () => {
+    // Two differences since the start: maxPods (kept) and imageGCHighThresholdPercent (applied).
+    const changed = `${CHANGED}imageGCHighThresholdPercent: 90\n`
+    writeFileSync(node.configPath, changed)
+    const restarts = node.restarts()
+    const audit = tmp.path(`audit-${++n}`, 'audit.log')
+    const term = new TmuxTerminal()
+    try {
+      term.start(
+        ['node', CLI, 'fix', 'kubelet', 'node-a', '--set', 'clusterDNS=10.96.0.10', '--kubeconfig', api.kubeconfigPath, '--ssh-config', sshConfig, '--no-color', '--wait-timeout', '15s'],
+        {HOME: tmp.dir, SSH_AUTH_SOCK: '', NODE_DOCTOR_AUDIT_LOG: audit},
+      )
+      await term.waitFor('the first question', (x) => /imageGCHighThresholdPercent: \[apply\/keep\/abort\] $/m.test(x))
+      term.answer('apply')
+      await term.waitFor('the second question', (x) => /maxPods: \[apply\/keep\/abort\] $/m.test(x))
+      term.answer('k')
+      const screen = await term.waitFor('the final question', (x) => /restart its kubelet\? \[y\/N\] $/m.test(x))
+      assert.match(screen, /Pending difference 2 of 2: maxPods: the running kubelet has 110, the files have 250/)
+      assert.match(screen, /^ {2}keep maxPods: 110 \(the running value\) in .*config\.yaml, which has 250$/m)
+      assert.match(screen, /Apply this change, write back the 1 running value kept and the 1 pending difference listed to node node-a and restart its kubelet\?/)
+      term.answer('y')
+      assert.equal(await term.exitStatus(), 0, term.screen())
+      assert.match(term.screen(), /^node-a: pending maxPods: 110 -> 250 \(from .*\): keep \(110 written back to .*config\.yaml\)$/m)
+    } finally {
+      term.stop()
+    }
+    assert.equal(readFileSync(node.configPath, 'utf8'), changed.replace('- 10.96.0.99', '- 10.96.0.10').replace('maxPods: 250', 'maxPods: 110'))
+    assert.equal(node.restarts(), restarts + 1)
+    assert.ok(existsSync(audit))
   })
 
   it('--yes --apply-pending applies the change and the difference, says so in the summary, the audit record and -o json', async () => {
