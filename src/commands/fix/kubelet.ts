@@ -50,7 +50,7 @@ export default class FixKubelet extends BaseCommand {
     const {parseSetArg} = await import('../../app/repair/kubelet-edit.js')
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
-    const [{fixKubelet, kubeletFixJson}, {environment}, {pendingQuestion}] = await Promise.all([
+    const [{fixKubelet, kubeletFixJson}, {environment}, {describePending, pendingQuestion}] = await Promise.all([
       import('../../app/fix/node-repairs.js'),
       import('../../transports/connect.js'),
       import('../../app/repair/kubelet-pending.js'),
@@ -62,6 +62,7 @@ export default class FixKubelet extends BaseCommand {
       canAsk(io) && !flags.yes && !flags['dry-run']
         ? async (d: Parameters<typeof pendingQuestion>[0], i: number, n: number) => {
             const q = pendingQuestion(d, i, n)
+            if (i === 0) io.stderr.write(`The kubelet restart this change needs would also apply ${n} difference${n === 1 ? '' : 's'} between its files and the running kubelet (changed on disk, never restarted); for each:\n`)
             io.stderr.write(`${q.text}\n`)
             return (await askChoice(`${d.field}:`, q.choices, io)) ?? 'abort'
           }
@@ -81,7 +82,6 @@ export default class FixKubelet extends BaseCommand {
     }
     this.emitNodeRepair(args.node, outcome, flags)
     if (outcome.status === 'applied' && outcome.kubeletPlan) {
-      const {describePending} = await import('../../app/repair/kubelet-pending.js')
       for (const p of [...outcome.kubeletPlan.pending, ...outcome.kubeletPlan.kept]) process.stdout.write(`${args.node}: pending ${describePending(p)}\n`)
     }
   }

@@ -123,6 +123,7 @@ describe('fix kubelet with pending differences, the command', {skip: netnsSkipRe
       await term.waitFor('the second question', (x) => /maxPods: \[apply\/keep\/abort\] $/m.test(x))
       term.answer('k')
       const screen = await term.waitFor('the final question', (x) => /restart its kubelet\? \[y\/N\] $/m.test(x))
+      assert.match(screen, /^The kubelet restart this change needs would also apply 2 differences between its files and the running kubelet \(changed on disk, never restarted\); for each:\nPending difference 1 of 2: imageGCHighThresholdPercent/m)
       assert.match(screen, /Pending difference 2 of 2: maxPods: the running kubelet has 110, the files have 250/)
       assert.match(screen, /^ {2}keep maxPods: 110 \(the running value\) in .*config\.yaml, which has 250$/m)
       assert.match(screen, /Apply this change, write back the 1 running value kept and the 1 pending difference listed to node node-a and restart its kubelet\?/)
