@@ -52,6 +52,30 @@ export async function confirmPlan(plan: string, flags: ConfirmFlags, options: Co
   return 'declined'
 }
 
+/** Whether questions can be asked: stdin and stderr are terminals. */
+export function canAsk(io: ConfirmIO = processIO()): boolean {
+  return Boolean(io.stdin.isTTY && io.stderr.isTTY)
+}
+
+/**
+ * Asks `question` on stderr with named answers (`[apply/keep/abort]`) and reads one from stdin: a whole answer or
+ * an unambiguous start of one (`k`, `ap`), any case. Anything else asks again, three times at most; then, or at end
+ * of input, undefined. The caller checks canAsk() first.
+ */
+export async function askChoice<C extends string>(question: string, choices: readonly C[], io: ConfirmIO = processIO()): Promise<C | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const answer = await ask(io, `${question} [${choices.join('/')}] `)
+    if (answer === undefined) return undefined
+    const a = answer.trim().toLowerCase()
+    const matches = a === '' ? [] : choices.filter((c) => c.toLowerCase().startsWith(a))
+    const exact = choices.find((c) => c.toLowerCase() === a)
+    if (exact !== undefined) return exact
+    if (matches.length === 1) return matches[0]
+    io.stderr.write(`Answer ${choices.slice(0, -1).join(', ')} or ${choices.at(-1) ?? ''}${matches.length > 1 ? ` (${JSON.stringify(a)} could be ${matches.join(' or ')})` : ''}.\n`)
+  }
+  return undefined
+}
+
 /** One line from stdin after printing `prompt` on stderr; undefined at end of input. */
 function ask(io: ConfirmIO, prompt: string): Promise<string | undefined> {
   return new Promise((resolve) => {

@@ -4,7 +4,7 @@
 // audit record either way. Reaches the node only through NodeTransport and the API only through the ports.
 import {planFor} from '../../core/collection/plan.js'
 import {findCheck} from '../../core/checks/registry.js'
-import {diffConfigs, DROPIN_HEADER, KUBELET_CONFIG_PATH, kubeletView, sameValue, valueAt} from '../../core/checks/kubelet/view.js'
+import {DROPIN_HEADER, KUBELET_CONFIG_PATH, kubeletView, sameValue, valueAt} from '../../core/checks/kubelet/view.js'
 import type {CheckContext} from '../../core/checks/types.js'
 import type {AuditActor} from '../../core/model/audit.js'
 import type {Node} from '../../core/model/k8s.js'
@@ -21,6 +21,7 @@ import {readClusterSnapshot} from '../read-cluster.js'
 import {recordRepair} from './audit.js'
 import {NodeReadError, RepairFailedError} from './errors.js'
 import {type ConfigFileText, describeSetting, describeValue, editYamlText, type KubeletEdit, owningFile, unifiedDiff} from './kubelet-edit.js'
+import {describePending, type PendingDifference, pendingDifferences} from './kubelet-pending.js'
 import {kubeletRemedy} from './kubelet-remedies.js'
 import {describeFailure, type NodeFile, NodeShell} from './node-shell.js'
 
@@ -46,12 +47,18 @@ export interface KubeletFixDeps {
   reconnect?: () => Promise<NodeTransport>
 }
 
-export type KubeletFixRequest = {node: string; set: KubeletEdit[]} | {node: string; fromFinding: string}
+/**
+ * What to change: `--set` edits or a finding's remedy; `keep`: running values of pending differences to write back
+ * into the file each came from (decidePending in kubelet-pending.ts), validated and written with the change.
+ */
+export type KubeletFixRequest = ({node: string; set: KubeletEdit[]} | {node: string; fromFinding: string}) & {keep?: ReadonlyArray<KubeletEdit & {file: string}>}
 
 export interface SettingChange {
   field: string
   from: JsonValue | undefined
   to: JsonValue
+  /** A pending difference whose running value is written back (keep): `to` is the running value. */
+  kept?: boolean
 }
 
 export interface KubeletFileChange {
@@ -81,9 +88,13 @@ export interface KubeletFixPlan {
   /**
    * Differences between the kubelet's files (after this change) and what the running kubelet has (/configz), other
    * than the fields this change sets: the restart applies them too (`from` is the running value, `to` the files').
-   * Empty when /configz could not be read (then `pendingUnknown` says why).
+   * Empty when /configz could not be read (then `pendingUnknown` says why). Each carries its choice once made.
    */
-  pending: SettingChange[]
+  pending: PendingDifference[]
+  /** Pending differences whose running value this plan writes back (keep); their edits are in `changes`. */
+  kept: PendingDifference[]
+  /** Set when the user aborted at a pending difference: nothing is applied. */
+  abortedAt?: PendingDifference
   pendingUnknown?: string
   /** Where the kubelet's health is read after the restart; undefined when healthzPort is 0. */
   healthzUrl?: string
@@ -129,12 +140,13 @@ function dropInsArtifact(files: ReadonlyArray<{path: string; text: string}>): st
   return files.map((f) => `${DROPIN_HEADER}${f.path}\n${f.text}${f.text.endsWith('\n') ? '' : '\n'}`).join('\n')
 }
 
-function withFiles(snapshot: NodeSnapshot, main: string, dropIns: ReadonlyArray<{path: string; text: string}>): NodeSnapshot {
+/** The node snapshot with these file contents; the config file keeps its path, so origins name the real file. */
+function withFiles(snapshot: NodeSnapshot, main: {path: string; text: string}, dropIns: ReadonlyArray<{path: string; text: string}>): NodeSnapshot {
   return {
     ...snapshot,
     artifacts: {
       ...snapshot.artifacts,
-      'kubelet-config': {id: 'kubelet-config', source: KUBELET_CONFIG_PATH, content: main},
+      'kubelet-config': {id: 'kubelet-config', source: main.path, content: `${DROPIN_HEADER}${main.path}\n${main.text}`},
       'kubelet-dropins': {id: 'kubelet-dropins', source: 'kubelet --config-dir', content: dropInsArtifact(dropIns)},
     },
   }
@@ -167,7 +179,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   let cluster = minimalCluster(deps.now(), nodeObject)
   let edits: KubeletEdit[]
   let why: string[] = []
-  const nodeBefore = withFiles(files.snapshot, main.text, dropIns)
+  const nodeBefore = withFiles(files.snapshot, main, dropIns)
   if ('fromFinding' in req) {
     cluster = await readClusterSnapshot(deps.cluster, {nodeNames: [req.node], now: deps.now()})
     const r = kubeletRemedy(req.fromFinding, {cluster, node: nodeBefore})
@@ -177,6 +189,11 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
     notes.push(...r.notes)
   } else edits = req.set
   if (edits.length === 0) throw new UsageError('nothing to change: give --set FIELD=VALUE or --from-finding ID')
+  const keep = req.keep ?? []
+  const keptPtrs = new Set(keep.map((k) => k.ptr))
+  for (const k of keep) {
+    if (edits.some((e) => e.ptr === k.ptr)) throw new UsageError(`${k.field} is both changed and kept at its running value; nothing was changed`)
+  }
 
   // Which file owns each field, then edit each file once.
   const parse = (f: NodeFile, role: 'config' | 'drop-in'): ConfigFileText => {
@@ -192,6 +209,12 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   for (const e of edits) {
     const owner = owningFile(e.ptr, mainText, dropTexts)
     byFile.set(owner.path, [...(byFile.get(owner.path) ?? []), e])
+  }
+  // A kept running value goes back to the file its difference came from (found the same way when it was asked).
+  for (const k of keep) {
+    const {file, ...e} = k
+    if (file !== main.path && !dropIns.some((d) => d.path === file)) throw new UsageError(`${req.node}:${file} is no longer one of the kubelet's configuration files; nothing was changed`, 'Run the command again.')
+    byFile.set(file, [...(byFile.get(file) ?? []), e])
   }
   const changes: KubeletFileChange[] = []
   const unchanged: string[] = []
@@ -211,12 +234,12 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
       before: src,
       after,
       diff: unifiedDiff(path, src.text, after),
-      settings: needed.map((e) => ({field: e.field, from: getAt(parsed.config.values, e.ptr), to: e.value})),
+      settings: needed.map((e) => ({field: e.field, from: getAt(parsed.config.values, e.ptr), to: e.value, ...(keptPtrs.has(e.ptr) ? {kept: true} : {})})),
     })
   }
 
   // Validate the result as the checks would see it after the change; refuse anything the change makes worse.
-  const nodeAfter = withFiles(files.snapshot, afterTexts.get(main.path) ?? main.text, dropIns.map((d) => ({path: d.path, text: afterTexts.get(d.path) ?? d.text})))
+  const nodeAfter = withFiles(files.snapshot, {path: main.path, text: afterTexts.get(main.path) ?? main.text}, dropIns.map((d) => ({path: d.path, text: afterTexts.get(d.path) ?? d.text})))
   const before = blockingProblems({cluster, node: nodeBefore})
   const introduced = [...blockingProblems({cluster, node: nodeAfter})].filter((p) => !before.has(p))
   if (introduced.length > 0) {
@@ -226,7 +249,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
   const configz = changes.length === 0 ? undefined : await deps.cluster.getNodeConfigz(req.node).then((text) => ({text}), (err: unknown) => ({error: (err as Error).message}))
   const view = kubeletView({cluster: configz && 'text' in configz ? {...cluster, configz: {[req.node]: configz.text}} : cluster, node: nodeAfter})
   if (view.next.ok) {
-    for (const e of edits) {
+    for (const e of [...edits, ...keep]) {
       const v = getAt(view.next.value.values, e.ptr)
       const origin = view.next.value.origins[e.ptr]
       if (!sameValue(v, e.value) && origin?.kind === 'flag') {
@@ -247,10 +270,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
     if (!view.next.ok) plan.pendingUnknown = view.next.reason
     else if (!view.running.ok) plan.pendingUnknown = view.running.reason
     else {
-      const edited = new Set(edits.map((e) => e.ptr))
-      plan.pending = diffConfigs(view.next.value, view.running.value)
-        .filter((d) => !edited.has(d.ptr))
-        .map((d) => ({field: d.path, from: d.b, to: d.a as JsonValue}))
+      plan.pending = pendingDifferences(view.next.value, view.running.value, {edited: new Set([...edits, ...keep].map((e) => e.ptr)), main: mainText, dropIns: dropTexts})
     }
   }
   if (view.next.ok) {
@@ -265,7 +285,7 @@ export async function planKubeletFix(deps: KubeletFixDeps, req: KubeletFixReques
 }
 
 function basePlan(node: string, nodeObject: Node, version: string | undefined, files: {configFile: string; source: string; configDir?: string}, why: string[], notes: string[], nothingReason?: string): KubeletFixPlan {
-  const p: KubeletFixPlan = {node, configFile: files.configFile, configFileSource: files.source, why, changes: [], unchanged: [], notes, pending: [], healthzUrl: 'http://127.0.0.1:10248/healthz'}
+  const p: KubeletFixPlan = {node, configFile: files.configFile, configFileSource: files.source, why, changes: [], unchanged: [], notes, pending: [], kept: [], healthzUrl: 'http://127.0.0.1:10248/healthz'}
   if (nodeObject.metadata.uid !== undefined) p.nodeUid = nodeObject.metadata.uid
   if (version !== undefined) p.kubeletVersion = version
   if (files.configDir !== undefined) p.configDir = files.configDir
@@ -281,11 +301,17 @@ export function formatKubeletPlan(plan: KubeletFixPlan): string {
   if (plan.nothingReason) return [...lines, `  ${plan.nothingReason}.`, ''].join('\n')
   for (const u of plan.unchanged) lines.push(`  already set: ${u}`)
   if (plan.changes.length === 0) return [...lines, '  Nothing to change: every field already has that value.', ''].join('\n')
-  for (const c of plan.changes) for (const s of c.settings) lines.push(`  set ${describeSetting(s.field, s.from)} -> ${describeValue(s.to)} in ${c.path}`)
+  for (const c of plan.changes) {
+    for (const s of c.settings) {
+      lines.push(s.kept ? `  keep ${describeSetting(s.field, s.to)} (the running value) in ${c.path}, which has ${describeValue(s.from)}` : `  set ${describeSetting(s.field, s.from)} -> ${describeValue(s.to)} in ${c.path}`)
+    }
+  }
   if (plan.pending.length > 0) {
     lines.push(`  the restart also applies ${plan.pending.length} pending difference${plan.pending.length === 1 ? '' : 's'} between the files and the running kubelet (changed on disk, never restarted):`)
-    for (const p of plan.pending) lines.push(`    ${describeSetting(p.field, p.from)} -> ${describeValue(p.to)}`)
+    for (const p of plan.pending) lines.push(`    ${describePending(p)}`)
   } else if (plan.pendingUnknown) lines.push(`  note: other pending differences the restart would apply are unknown: ${plan.pendingUnknown}`)
+  if (plan.kept.length > 0) lines.push(`  kept at the running value (written back, not applied): ${plan.kept.map((k) => describePending(k)).join('; ')}`)
+  if (plan.abortedAt) lines.push(`  aborted at the pending difference ${plan.abortedAt.field}: nothing is changed`)
   lines.push('  steps:')
   let n = 1
   for (const c of plan.changes) lines.push(`    ${n++}. back up ${c.path} to ${c.path}.node-doctor-backup-<time>`)
@@ -335,7 +361,12 @@ export async function applyKubeletFix(deps: KubeletFixDeps, plan: KubeletFixPlan
         after: summary(plan, 'to'),
         outcome,
         message,
-        details: Object.fromEntries(backups.map((b, i) => [`backup${backups.length > 1 ? i + 1 : ''}`, b])),
+        details: {
+          ...Object.fromEntries(backups.map((b, i) => [`backup${backups.length > 1 ? i + 1 : ''}`, b])),
+          // The pending differences the restart applied, and those kept at their running value, with the choice.
+          ...(plan.pending.length > 0 ? {pending: plan.pending.map(describePending).join('; ')} : {}),
+          ...(plan.kept.length > 0 ? {kept: plan.kept.map(describePending).join('; ')} : {}),
+        },
         time: deps.now(),
       },
       {audit: deps.audit, ...(deps.events ? {events: deps.events} : {}), warn: deps.warn},

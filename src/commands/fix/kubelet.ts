@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {AUTOMATED_KUBELET_REMEDIES} from '../../app/repair/kubelet-remedy-ids.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {confirmPlan} from '../../cli/confirm.js'
+import {askChoice, canAsk, type ConfirmIO, confirmPlan} from '../../cli/confirm.js'
 import {commonFlags, fixFlags, kubeFlags, parseDuration, transportFlags} from '../../cli/flags.js'
 import {UsageError} from '../../errors.js'
 
@@ -29,9 +29,11 @@ export default class FixKubelet extends BaseCommand {
     set: Flags.string({summary: 'FIELD=VALUE in KubeletConfiguration names (lists: a,b). Repeatable.', multiple: true, helpGroup: 'REPAIR'}),
     'from-finding': Flags.string({summary: `Apply the remedy of this check id (${Object.keys(AUTOMATED_KUBELET_REMEDIES).join(', ')}).`, helpGroup: 'REPAIR'}),
     'apply-pending': Flags.boolean({
-      summary: 'With --yes: also apply the differences between the files and the running kubelet that the restart would apply (listed in the plan); without it --yes refuses when there are any.',
+      summary:
+        'Also apply the differences between the files and the running kubelet that the restart would apply (listed in the plan) without asking about each; --yes refuses them without it. On a terminal each is asked: apply, keep the running value (written back to its file), or abort.',
       helpGroup: 'REPAIR',
     }),
+    output: Flags.string({char: 'o', summary: 'Output format: the plan and outcome as text, or as JSON on stdout (the plan then goes to stderr).', options: ['table', 'json'], default: 'table', helpGroup: 'OUTPUT'}),
     'wait-timeout': Flags.string({summary: 'How long to wait for the kubelet to be healthy and the node Ready after a restart.', default: '2m', helpGroup: 'REPAIR'}),
     ...fixFlags,
     ...transportFlags,
@@ -48,8 +50,39 @@ export default class FixKubelet extends BaseCommand {
     const {parseSetArg} = await import('../../app/repair/kubelet-edit.js')
     const edits = sets.map(parseSetArg)
     const waitTimeoutMs = parseDuration(flags['wait-timeout'], 'wait-timeout')
-    const [{fixKubelet}, {environment}] = await Promise.all([import('../../app/fix/node-repairs.js'), import('../../transports/connect.js')])
-    const outcome = await fixKubelet({node: args.node, set: edits, fromFinding: flags['from-finding'], waitTimeoutMs, applyPending: flags['apply-pending']}, flags, environment(flags), (text, question) => confirmPlan(text, flags, {question}))
+    const [{fixKubelet, kubeletFixJson}, {environment}, {describePending, pendingQuestion}] = await Promise.all([
+      import('../../app/fix/node-repairs.js'),
+      import('../../transports/connect.js'),
+      import('../../app/repair/kubelet-pending.js'),
+    ])
+    const json = flags.output === 'json'
+    const io: ConfirmIO = {stdin: process.stdin, stdout: json ? process.stderr : process.stdout, stderr: process.stderr}
+    // Each pending difference is asked on a terminal (not with --yes, which never asks, nor in a dry run).
+    const choose =
+      canAsk(io) && !flags.yes && !flags['dry-run']
+        ? async (d: Parameters<typeof pendingQuestion>[0], i: number, n: number) => {
+            const q = pendingQuestion(d, i, n)
+            if (i === 0) io.stderr.write(`The kubelet restart this change needs would also apply ${n} difference${n === 1 ? '' : 's'} between its files and the running kubelet (changed on disk, never restarted); for each:\n`)
+            io.stderr.write(`${q.text}\n`)
+            return (await askChoice(`${d.field}:`, q.choices, io)) ?? 'abort'
+          }
+        : undefined
+    const outcome = await fixKubelet(
+      {node: args.node, set: edits, fromFinding: flags['from-finding'], waitTimeoutMs, applyPending: flags['apply-pending']},
+      flags,
+      environment(flags),
+      (text, question) => confirmPlan(text, flags, {question, io}),
+      choose,
+    )
+    if (json) {
+      if (outcome.status === 'unchanged') process.stderr.write(outcome.plan)
+      process.stdout.write(`${JSON.stringify(kubeletFixJson(args.node, outcome, {dryRun: flags['dry-run']}), null, 2)}\n`)
+      if (outcome.status === 'applied' && !flags.quiet) this.note(`Recorded in the audit log ${outcome.auditLocation}${outcome.eventPosted ? ' and as an Event on the node' : ''}.`)
+      return
+    }
     this.emitNodeRepair(args.node, outcome, flags)
+    if (outcome.status === 'applied' && outcome.kubeletPlan) {
+      for (const p of [...outcome.kubeletPlan.pending, ...outcome.kubeletPlan.kept]) process.stdout.write(`${args.node}: pending ${describePending(p)}\n`)
+    }
   }
 }

@@ -267,9 +267,57 @@ export interface KubeletFlag extends ParsedFlag {
   note?: string
 }
 
+/**
+ * The facts of a removed flag found in the kubelet's arguments, kept apart from the message so that a reader
+ * (KUBELET-019's hazard story) composes its own sentence from them instead of re-parsing the message.
+ */
+export interface FlagRemoval {
+  /** The flag as written (`--network-plugin=cni`). */
+  written: string
+  /** Its name without dashes (`network-plugin`). */
+  flag: string
+  /** The minor version that no longer accepts it (24 for 1.24). */
+  removedIn: number
+  /** `removedIn` is from changelogs of the time, not pinned to a tag. */
+  approximate: boolean
+  replacement: string
+  /** Where the removal is recorded (a PR, a KEP). */
+  ref: string
+  /** The node's kubelet minor when known: decides whether the kubelet rejects the flag now. */
+  kubeletMinor?: number
+}
+
+/** A problem with the kubelet's arguments; a removed flag carries its facts in `removal`. */
+export interface KubeletFlagIssue extends ConfigIssue {
+  removal?: FlagRemoval
+}
+
+/** `1.24` or `about 1.24`. */
+export function removedInText(r: Pick<FlagRemoval, 'removedIn' | 'approximate'>): string {
+  return `${r.approximate ? 'about ' : ''}1.${r.removedIn}`
+}
+
+/** Whether the kubelet of `r.kubeletMinor` rejects the flag now (undefined: its version is unknown). */
+export function removalIsFatal(r: FlagRemoval): boolean | undefined {
+  return r.kubeletMinor === undefined ? undefined : r.kubeletMinor >= r.removedIn
+}
+
+/**
+ * The message of a removed flag, composed from its facts. `consequence` replaces the default account of what a
+ * kubelet that rejects it does (`this kubelet (1.30) exits with "unknown flag: --x"`) when the caller knows more.
+ */
+export function removedFlagMessage(r: FlagRemoval, consequence?: string): string {
+  const when = removedInText(r)
+  const use = `Use ${r.replacement} (${r.ref})`
+  const fatal = removalIsFatal(r)
+  if (fatal === false) return `${r.written}: still accepted by 1.${r.kubeletMinor} but removed in ${when}; remove it before upgrading. ${use}`
+  const exits = fatal ? `this kubelet (1.${r.kubeletMinor}) exits with "unknown flag: --${r.flag}"` : `a kubelet at ${when} or newer exits with "unknown flag: --${r.flag}"`
+  return `${r.written}: removed in ${when}; ${consequence ?? exits}. ${use}`
+}
+
 export interface KubeletFlags {
   flags: KubeletFlag[]
-  issues: ConfigIssue[]
+  issues: KubeletFlagIssue[]
   /** `--config` (last occurrence wins). */
   configFile?: string
   /** `--config-dir`. */
@@ -293,7 +341,7 @@ export function parseKubeletArgs(tokens: readonly ArgToken[], options: {version?
     return removed ? {name: removed.name, type: removed.type} : undefined
   }
   const parsed = parsePflags(tokens, lookup, {v: 'v', h: 'help'})
-  const issues = [...parsed.issues]
+  const issues: KubeletFlagIssue[] = [...parsed.issues]
   const flags: KubeletFlag[] = []
   for (const f of parsed.flags) {
     const spec = lookupKubeletFlag(f.name)
@@ -310,21 +358,18 @@ export function parseKubeletArgs(tokens: readonly ArgToken[], options: {version?
         issues.push({severity: 'error', code: 'invalid-flag-value', ...where(f.origin), message: `invalid argument for ${f.written}: ${bad}; the kubelet exits`})
       }
     } else if (removed) {
-      const when = `${removed.approximate ? 'about ' : ''}1.${removed.removedIn}`
+      const removal: FlagRemoval = {
+        written: f.written,
+        flag: removed.name,
+        removedIn: removed.removedIn,
+        approximate: removed.approximate === true,
+        replacement: removed.replacement,
+        ref: removed.ref,
+        ...(minor === undefined ? {} : {kubeletMinor: minor}),
+      }
       kf.status = 'removed'
-      kf.note = `removed in ${when}; use ${removed.replacement}`
-      const fatal = minor !== undefined && minor >= removed.removedIn
-      const harmless = minor !== undefined && minor < removed.removedIn
-      issues.push({
-        severity: harmless ? 'warning' : 'error',
-        code: 'removed-flag',
-        ...where(f.origin),
-        message: fatal
-          ? `${f.written}: removed in ${when}; this kubelet (1.${minor}) exits with "unknown flag: --${removed.name}". Use ${removed.replacement} (${removed.ref})`
-          : harmless
-            ? `${f.written}: still accepted by 1.${minor} but removed in ${when}; remove it before upgrading. Use ${removed.replacement} (${removed.ref})`
-            : `${f.written}: removed in ${when}; a kubelet at ${when} or newer exits with "unknown flag: --${removed.name}". Use ${removed.replacement} (${removed.ref})`,
-      })
+      kf.note = `removed in ${removedInText(removal)}; use ${removed.replacement}`
+      issues.push({severity: removalIsFatal(removal) === false ? 'warning' : 'error', code: 'removed-flag', ...where(f.origin), message: removedFlagMessage(removal), removal})
     } else {
       kf.status = 'unknown'
       kf.note = 'not a kubelet flag node-doctor knows'

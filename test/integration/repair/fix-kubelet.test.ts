@@ -2,7 +2,7 @@
 // systemctl test double and a fake kubelet serving /healthz in the namespace) and the test API server.
 // Cluster: node-a (Ready), Service kube-system/kube-dns 10.96.0.10; the node's kubelet starts with clusterDNS 10.96.0.99.
 import assert from 'node:assert/strict'
-import {chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {after, afterEach, before, describe, it} from 'node:test'
 import {collectNode} from '../../../src/app/collect-node.js'
@@ -105,6 +105,12 @@ describe('fix kubelet on a real node', {skip: netnsSkipReason()}, () => {
     const snapshot = await collectNode(deps.transport, {plan: planFor(['kubelet']), timeoutMs: 20_000, sudo: false, now: NOW})
     // The test kubelet's --config is in the node's own directory: read it as the plan reads a config file.
     snapshot.artifacts['kubelet-config'] = {id: 'kubelet-config', source: node!.configPath, content: `# node-doctor-file: ${node!.configPath}\n${readFileSync(node!.configPath, 'utf8')}`}
+    // Its --config-dir drop-ins likewise (the collection script reads the default directory).
+    const dir = node!.configDir
+    if (dir !== undefined) {
+      const content = readdirSync(dir).filter((f) => f.endsWith('.conf')).sort().map((f) => `# node-doctor-file: ${join(dir, f)}\n${readFileSync(join(dir, f), 'utf8')}`).join('\n')
+      snapshot.artifacts['kubelet-dropins'] = {id: 'kubelet-dropins', source: dir, content}
+    }
     const nodeObj = (await client.getNode('node-a'))!
     const view = kubeletView({cluster: {...emptyClusterSnapshot(NOW().toISOString()), nodes: [nodeObj]}, node: snapshot})
     assert.ok(view.next.ok, view.next.ok ? '' : view.next.reason)
@@ -120,10 +126,102 @@ describe('fix kubelet on a real node', {skip: netnsSkipReason()}, () => {
     assert.deepEqual(plan.pending.map((p) => [p.field, p.from, p.to]), [['maxPods', 110, 250]])
     const text = formatKubeletPlan(plan)
     assert.match(text, /the restart also applies 1 pending difference between the files and the running kubelet/)
-    assert.match(text, /^ {4}maxPods: 110 -> 250$/m)
+    assert.equal(text.split('\n').find((l) => l.startsWith('    maxPods')), `    maxPods: 110 -> 250 (from ${node!.configPath}:24)`)
     // Once the kubelet runs with 250 too: nothing pending.
     configz['node-a'] = await startedFromFiles(deps)
     assert.deepEqual((await planKubeletFix(deps, {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10')]})).pending, [])
+  })
+
+  /**
+   * fix kubelet's whole flow (src/app/fix/node-repairs.ts: session, plan, a question per pending difference, the
+   * final question, apply) over a scripted terminal: each answer is typed when its prompt appears.
+   */
+  async function fixOnTerminal(answers: string[]) {
+    const {environment} = await import('../../../src/transports/connect.js')
+    const {fixKubelet} = await import('../../../src/app/fix/node-repairs.js')
+    const {pendingQuestion} = await import('../../../src/app/repair/kubelet-pending.js')
+    const {askChoice, confirmPlan} = await import('../../../src/cli/confirm.js')
+    const {scriptedTerminal} = await import('../../support/scripted-terminal.js')
+    const sshConfig = tmp.path(`ssh-${++n}`, 'ssh_config')
+    mkdirSync(dirname(sshConfig), {recursive: true})
+    writeFileSync(sshConfig, node!.sshConfigLines())
+    const log = tmp.path(`audit-${n}`, 'audit.log')
+    const t = scriptedTerminal(answers)
+    const env = {...environment({kubeconfig: api.kubeconfigPath, 'ssh-config': sshConfig}), stderr: t.stderr}
+    const outcome = await fixKubelet(
+      {node: 'node-a', set: [parseSetArg('clusterDNS=10.96.0.10')], waitTimeoutMs: 15_000},
+      {'audit-log': log, quiet: true},
+      env,
+      (text, question) => confirmPlan(text, {}, {question, io: t}),
+      async (d, i, total) => {
+        const q = pendingQuestion(d, i, total)
+        t.stderr.write(`${q.text}\n`)
+        return (await askChoice(`${d.field}:`, q.choices, t)) ?? 'abort'
+      },
+    )
+    return {outcome, terminal: t, log}
+  }
+
+  it('on a terminal, asks for each pending difference: keep writes the running value back into config.yaml, apply lets the restart take the file\'s', async () => {
+    const {deps} = await setup({config: KUBEADM_CONFIG})
+    configz['node-a'] = await startedFromFiles(deps)
+    // Since the kubelet started, two fields changed in its file: maxPods (with a comment) and imageGCHighThresholdPercent.
+    const changed = `${KUBEADM_CONFIG}maxPods: 250 # for the big pods CIDR\nimageGCHighThresholdPercent: 90\n`
+    writeFileSync(node!.configPath, changed)
+    const {outcome, terminal, log} = await fixOnTerminal(['apply', 'keep', 'y'])
+    assert.equal(outcome.status, 'applied', terminal.err())
+    // Asked in diffConfigs order (sorted fields): imageGCHighThresholdPercent, then maxPods; then the final question.
+    assert.equal(terminal.prompts(), 3)
+    assert.match(terminal.err(), /^Pending difference 1 of 2: imageGCHighThresholdPercent: the running kubelet has 85, the files have 90 \(.*config\.yaml:\d+\)\.$/m)
+    assert.match(terminal.err(), /^Pending difference 2 of 2: maxPods: the running kubelet has 110, the files have 250 \(.*config\.yaml:\d+\)\.$/m)
+    assert.match(terminal.err(), /^ {2}keep: {2}write the running value 110 back to .*config\.yaml$/m)
+    assert.match(terminal.err(), /Apply this change, write back the 1 running value kept and the 1 pending difference listed to node node-a and restart its kubelet\? \[y\/N\] /)
+    // The plan shown before the final question names each choice.
+    assert.match(terminal.out(), /^ {2}keep maxPods: 110 \(the running value\) in .*config\.yaml, which has 250$/m)
+    assert.match(terminal.out(), /^ {4}imageGCHighThresholdPercent: 85 -> 90 \(from .*config\.yaml:\d+\): apply \(the restart takes 90\)$/m)
+    // On the node: the change, the kept value in place of the file's (its comment kept), the applied one untouched.
+    assert.equal(readFileSync(node!.configPath, 'utf8'), changed.replace('- 10.96.0.99', '- 10.96.0.10').replace('maxPods: 250 #', 'maxPods: 110 #'))
+    assert.equal(node!.restarts(), 2)
+    const [rec] = records(log)
+    assert.equal(rec!.before, 'clusterDNS: [10.96.0.99]; maxPods: 250')
+    assert.equal(rec!.after, 'clusterDNS: [10.96.0.10]; maxPods: 110')
+    assert.match(String(rec!.details?.['pending']), /^imageGCHighThresholdPercent: 85 -> 90 \(from .*\): apply/)
+    assert.match(String(rec!.details?.['kept']), /^maxPods: 110 -> 250 \(from .*\): keep \(110 written back to .*config\.yaml\)$/)
+    assert.ok(outcome.kubeletPlan)
+    assert.deepEqual([...outcome.kubeletPlan.pending, ...outcome.kubeletPlan.kept].map((p) => [p.field, p.choice]), [['imageGCHighThresholdPercent', 'apply'], ['maxPods', 'keep']])
+  })
+
+  it('keep writes a drop-in\'s value back into that drop-in; a value from a kubelet flag cannot be kept, and abort changes nothing', async () => {
+    const dropIn = '# garbage collection for this node\nimageGCHighThresholdPercent: 90\n'
+    const {deps} = await setup({config: KUBEADM_CONFIG, dropIns: {'20-gc.conf': dropIn}})
+    configz['node-a'] = await startedFromFiles(deps)
+    const dropInPath = join(node!.configDir!, '20-gc.conf')
+    writeFileSync(dropInPath, dropIn.replace('90', '95'))
+    const kept = await fixOnTerminal(['keep', 'y'])
+    assert.equal(kept.outcome.status, 'applied', kept.terminal.err())
+    assert.match(kept.terminal.err(), /imageGCHighThresholdPercent: the running kubelet has 90, the files have 95 \(.*20-gc\.conf:2\)/)
+    assert.match(kept.terminal.err(), /keep: {2}write the running value 90 back to .*20-gc\.conf$/m)
+    assert.equal(readFileSync(dropInPath, 'utf8'), dropIn, 'the drop-in holds the running value again, comment kept')
+    assert.match(readFileSync(node!.configPath, 'utf8'), /clusterDNS:\n- 10\.96\.0\.10\n/)
+    assert.equal(node!.restarts(), 2)
+
+    // A flag the unit passes now but did not when the kubelet started: keep is not offered; abort changes nothing.
+    configz['node-a'] = await startedFromFiles(deps)
+    const unit = join(node!.dir, 'state', 'kubelet.service')
+    writeFileSync(unit, readFileSync(unit, 'utf8').replace('--kubeconfig=', '--max-pods=200 --kubeconfig='))
+    const before = {config: readFileSync(node!.configPath, 'utf8'), dropIn: readFileSync(dropInPath, 'utf8'), restarts: node!.restarts()}
+    writeFileSync(node!.configPath, before.config.replace('- 10.96.0.10', '- 10.96.0.99'))
+    const aborted = await fixOnTerminal(['keep', 'abort'])
+    assert.equal(aborted.outcome.status, 'not-applied')
+    assert.match(aborted.terminal.err(), /maxPods: the running kubelet has 110, the files have 200 \(flag --max-pods=200 at \/usr\/lib\/systemd\/system\/kubelet\.service:\d+\)/)
+    assert.match(aborted.terminal.err(), /keep is not possible: the files' value comes from the kubelet flag --max-pods=200 .*change or remove that flag by hand/)
+    assert.match(aborted.terminal.err(), /maxPods: \[apply\/abort\] keep\nAnswer apply or abort\.\nmaxPods: \[apply\/abort\] abort\n/, '"keep" is not an answer there: asked again')
+    assert.match(aborted.terminal.err(), /Aborted at the pending difference maxPods: nothing was changed\./)
+    assert.equal(aborted.outcome.kubeletPlan?.abortedAt?.field, 'maxPods')
+    assert.equal(readFileSync(node!.configPath, 'utf8'), before.config.replace('- 10.96.0.10', '- 10.96.0.99'))
+    assert.equal(readFileSync(dropInPath, 'utf8'), before.dropIn)
+    assert.equal(node!.restarts(), before.restarts)
+    assert.equal(readFileSync(aborted.log, 'utf8'), '', 'nothing to record')
   })
 
   it('edits config.yaml in place: comments kept, backup, atomic write with the same mode and owner, restart, audit and Event', async () => {

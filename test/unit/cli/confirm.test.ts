@@ -70,3 +70,32 @@ describe('confirmPlan', () => {
     assert.equal(await confirmPlan(PLAN, {}, {...Q, io: s}), 'declined')
   })
 })
+
+describe('askChoice', async () => {
+  const {askChoice, canAsk} = await import('../../../src/cli/confirm.js')
+  const {scriptedTerminal} = await import('../../support/scripted-terminal.js')
+  const CHOICES = ['apply', 'keep', 'abort'] as const
+
+  it('takes a whole answer or an unambiguous start of one, any case; questions in a row each get their own line', async () => {
+    const t = scriptedTerminal(['keep', 'AP', 'ab', 'K'])
+    assert.ok(canAsk(t))
+    const got = []
+    for (let i = 0; i < 4; i++) got.push(await askChoice('maxPods:', CHOICES, t))
+    assert.deepEqual(got, ['keep', 'apply', 'abort', 'keep'])
+    assert.match(t.err(), /^maxPods: \[apply\/keep\/abort\] /)
+    assert.equal(t.prompts(), 4)
+  })
+
+  it('asks again on an ambiguous or unknown answer, three times at most; end of input is no answer', async () => {
+    const t = scriptedTerminal(['a', 'x', 'keep'])
+    assert.equal(await askChoice('maxPods:', CHOICES, t), 'keep')
+    assert.match(t.err(), /Answer apply, keep or abort \("a" could be apply or abort\)\./)
+    assert.equal(await askChoice('maxPods:', CHOICES, scriptedTerminal(['a', 'b', 'c'])), undefined)
+    assert.equal(await askChoice('maxPods:', CHOICES, scriptedTerminal([])), undefined)
+  })
+
+  it('canAsk needs both stdin and stderr to be terminals', () => {
+    assert.equal(canAsk(io({stdin: true, stderr: false})), false)
+    assert.equal(canAsk(io({stdin: false, stderr: true})), false)
+  })
+})

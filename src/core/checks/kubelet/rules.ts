@@ -6,6 +6,7 @@ import {artifactText} from '../../model/snapshot.js'
 import {getAt, type JsonValue, parseGoDuration, parseMinorVersion, parseQuantity, pointer} from '../../parse/component-config.js'
 import {parseContainerdConfig} from '../../parse/containerd-config.js'
 import type {KubeletConfig} from '../../parse/kubelet-config.js'
+import {type KubeletFlagIssue, removalIsFatal, removedFlagMessage} from '../../parse/kubelet-flags.js'
 import type {CheckContext, CheckOutcome, FindingDraft} from '../types.js'
 import {factsOf} from '../types.js'
 import {KUBELET_SYSTEMD_STATE_ARTIFACT, parseKubeletSystemdState, pendingRestartCaveat, rejectedFlagStory, type KubeletSystemdState} from './daemon-reload.js'
@@ -70,7 +71,7 @@ function systemdState(ctx: CheckContext): KubeletSystemdState | undefined {
 /** Flags in the kubelet's files that this kubelet version rejects at start (KUBELET-019's). */
 function rejectedFlags(v: KubeletView): string[] {
   if (!v.flags.ok) return []
-  return v.flags.value.issues.filter((i) => i.severity === 'error' && i.code === 'removed-flag').map((i) => i.message.split(':')[0] ?? i.code)
+  return v.flags.value.issues.filter((i) => i.severity === 'error' && i.code === 'removed-flag').map(flagOf)
 }
 
 export const notRestarted: Run = (ctx) => {
@@ -416,13 +417,19 @@ function flagWhere(o: {source?: string; line?: number} | undefined): string {
   return o?.source ? `${o.source}${o.line === undefined ? '' : `:${o.line}`}` : 'the kubelet command line'
 }
 
+/** The flag an issue is about: a removed flag's own facts, else the head of its message (`--x=1: ...`). */
+function flagOf(i: KubeletFlagIssue): string {
+  return i.removal?.written ?? i.message.split(':')[0] ?? i.code
+}
+
 /**
  * A rejected flag's message told from what runs: a kubelet that answers /configz started before the flag reached its
  * files, so the hazard is the next (daemon-reload +) restart, not a crash now (daemon-reload.ts).
  */
-function hazardStory(message: string, flag: string, running: boolean, state: KubeletSystemdState | undefined): string {
-  const m = /^(.*?); this kubelet \(1\.\d+\) exits with "unknown flag: [^"]+"\.( Use .*)$/.exec(message)
-  return m && running ? `${m[1]}; ${rejectedFlagStory([flag], true, state)}.${m[2]}` : message
+function hazardStory(i: KubeletFlagIssue, running: boolean, state: KubeletSystemdState | undefined): string {
+  const r = i.removal
+  if (!r || !running || removalIsFatal(r) !== true) return i.message
+  return removedFlagMessage(r, rejectedFlagStory([r.written], true, state))
 }
 
 export const removedFlags: Run = (ctx) => {
@@ -432,8 +439,8 @@ export const removedFlags: Run = (ctx) => {
   const state = systemdState(ctx)
   return outcome(
     fatal.map((i) => ({
-      message: `${i.code === 'removed-flag' ? hazardStory(i.message, i.message.split(':')[0] ?? i.code, v.running.ok, state) : i.message}${v.version === undefined ? ' (the kubelet version is unknown)' : ''}`,
-      subject: {kind: 'flag', name: i.message.split(':')[0] ?? i.code, in: flagWhere(i)},
+      message: `${hazardStory(i, v.running.ok, state)}${v.version === undefined ? ' (the kubelet version is unknown)' : ''}`,
+      subject: {kind: 'flag', name: flagOf(i), in: flagWhere(i)},
       evidence: [`${flagWhere(i)} (flags read from ${v.flags.ok ? v.flags.value.source : ''})`],
     })),
   )
@@ -445,7 +452,7 @@ export const deprecatedFlags: Run = (ctx) => {
   const out: FindingDraft[] = []
   for (const i of v.flags.value.issues) {
     if (i.severity === 'warning' && (i.code === 'removed-flag' || i.code === 'unknown-flag')) {
-      out.push({message: i.message, subject: {kind: 'flag', name: i.message.split(':')[0] ?? i.code, in: flagWhere(i)}, evidence: [flagWhere(i)]})
+      out.push({message: i.message, subject: {kind: 'flag', name: flagOf(i), in: flagWhere(i)}, evidence: [flagWhere(i)]})
     }
   }
   // Config-backed flags are deprecated too; KUBELET-021 reports those.

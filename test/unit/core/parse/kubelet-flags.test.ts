@@ -10,6 +10,8 @@ import {
   parseKubeletArgs,
   parseKubeletCommandLine,
   REMOVED_KUBELET_FLAGS,
+  removalIsFatal,
+  removedFlagMessage,
 } from '../../../../src/core/parse/kubelet-flags.js'
 import {type ArgToken, parseGoInt, parsePflags, splitCsv, splitShellWords} from '../../../../src/core/parse/pflag.js'
 import {KUBELET_SCHEMA} from '../../../../src/core/parse/kubelet-config.js'
@@ -94,6 +96,41 @@ describe('parseKubeletArgs', () => {
     const unknownVersion = parseKubeletArgs(args)
     assert.ok(unknownVersion.issues.every((i) => i.severity === 'error' && /removed in/.test(i.message)))
     assert.deepEqual(v127.flags.map((f) => f.status), ['removed', 'removed', 'removed', 'removed'])
+  })
+
+  it('carries a removed flag\'s facts as fields and composes the message from them once', () => {
+    // A value with colons: the flag as written is a field, not the message's head up to the first colon.
+    const r = parseKubeletArgs(tokens('--docker-endpoint=unix:///var/run/docker.sock'), {version: '1.30'})
+    const removal = r.issues[0]?.removal
+    assert.deepEqual(removal, {
+      written: '--docker-endpoint=unix:///var/run/docker.sock',
+      flag: 'docker-endpoint',
+      removedIn: 24,
+      approximate: false,
+      replacement: '--container-runtime-endpoint (cri-dockerd if Docker is still needed)',
+      ref: 'kubernetes/kubernetes#106907 (dockershim removal)',
+      kubeletMinor: 30,
+    })
+    assert.equal(removalIsFatal(removal!), true)
+    assert.equal(r.issues[0]?.message, removedFlagMessage(removal!))
+    assert.equal(
+      r.issues[0]?.message,
+      '--docker-endpoint=unix:///var/run/docker.sock: removed in 1.24; this kubelet (1.30) exits with "unknown flag: --docker-endpoint". ' +
+        'Use --container-runtime-endpoint (cri-dockerd if Docker is still needed) (kubernetes/kubernetes#106907 (dockershim removal))',
+    )
+    // A caller that knows more tells its own consequence; the rest of the sentence stays the same.
+    assert.equal(
+      removedFlagMessage(removal!, 'the next restart will fail'),
+      '--docker-endpoint=unix:///var/run/docker.sock: removed in 1.24; the next restart will fail. Use --container-runtime-endpoint (cri-dockerd if Docker is still needed) (kubernetes/kubernetes#106907 (dockershim removal))',
+    )
+    // Approximate versions and an unknown kubelet version.
+    const old = parseKubeletArgs(tokens('--cadvisor-port=4194'))
+    assert.equal(old.issues[0]?.removal?.approximate, true)
+    assert.equal(old.issues[0]?.removal?.kubeletMinor, undefined)
+    assert.equal(removalIsFatal(old.issues[0]!.removal!), undefined)
+    assert.match(old.issues[0]?.message ?? '', /^--cadvisor-port=4194: removed in about 1\.12; a kubelet at about 1\.12 or newer exits with "unknown flag: --cadvisor-port"\. Use /)
+    // Other issues carry no removal.
+    assert.equal(parseKubeletArgs(tokens('--frobnicate=1')).issues[0]?.removal, undefined)
   })
 
   it('rejects `--bool false` (a positional argument) and invalid values', () => {

@@ -89,6 +89,16 @@ describe('KUBELET-019 and KUBELET-001 tell the hazard from what runs (removed-fl
     }
   })
 
+  it('the story is composed from the removal facts: the whole flag as written, its version, replacement and reference', () => {
+    const f = run('KUBELET-019', 'NeedDaemonReload=no\n').filter((x) => /unknown flag/.test(x.message))
+    assert.ok(f.length > 0)
+    for (const x of f) {
+      const flag = x.subject?.name ?? ''
+      assert.ok(x.message.startsWith(`${flag}: removed in `), x.message)
+      assert.match(x.message, /; the kubelet runs from files as they were when it started; they now pass .*: the next restart \(or reboot\) will fail because the kubelet exits with "unknown flag: .*"\. Use .+ \(.+\)$/)
+    }
+  })
+
   it('without /configz the kubelet may not be running: the story stays "exits at start"', () => {
     const f = run('KUBELET-019', 'NeedDaemonReload=yes\n', false)
     assert.ok(f.some((x) => /this kubelet \(1\.\d+\) exits with "unknown flag/.test(x.message)), f.map((x) => x.message).join('\n'))
