@@ -13,10 +13,21 @@ import type {Finding, FindingImpact, ImpactedService} from '../model/report.js'
 import type {ClusterSnapshot} from '../model/snapshot.js'
 import {indexServices, parseServiceRef, type ServiceIndex, type ServiceView} from './services.js'
 
-/** Route findings whose subject (a CIDR, an IP or a pod) is cut off from the node. */
-const ROUTE_IDS = new Set(['RT-001', 'RT-003', 'RT-005', 'RT-006'])
+/**
+ * Route findings whose subject (a CIDR, an IP or a pod) is cut off from the node: Calico's block and pod routes
+ * (RT-001/003/005/006), flannel's route, neighbour and FDB entries to another node's podCIDR (RT-009/010/011) and a
+ * VPC CNI's per-pod host routes (RT-012). NOTE: Cilium's RT-013/014 are left out: in tunnel mode pods' traffic is
+ * encapsulated by Cilium's BPF programs without the route (only host-network traffic is cut off), and a finding
+ * does not say which mode it came from, so counting pods' Services there would overstate the damage.
+ */
+const ROUTE_IDS = new Set(['RT-001', 'RT-003', 'RT-005', 'RT-006', 'RT-009', 'RT-010', 'RT-011', 'RT-012'])
 const RULE_PREFIXES = ['IPT-', 'IPVS-', 'NFT-']
 const FORWARDING_IDS = new Set(['NODE-001', 'NODE-003'])
+
+/** Whether findings of check `id` can cut a packet's path from the node to a pod (the ones impact counts). */
+export function cutsPath(id: string): boolean {
+  return ROUTE_IDS.has(id) || FORWARDING_IDS.has(id) || RULE_PREFIXES.some((p) => id.startsWith(p))
+}
 const MAX_SUMMARY_SERVICES = 4
 const MAX_PODS = 20
 

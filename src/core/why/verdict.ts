@@ -3,6 +3,7 @@
 // the node cuts off any of its ready endpoints and nothing else names it; partly broken when some endpoints (or
 // some clients, for stale conntrack entries) are lost; broken when all are, or when it has none.
 import {findDnsService} from '../checks/dns/index.js'
+import {cutsPath} from '../impact/impact.js'
 import {indexServices, type ServiceIndex, type ServiceView} from '../impact/services.js'
 import {parseIPSloppy} from '../net/ip.js'
 import {compareSeverity, type Finding, type Report, type Severity} from '../model/report.js'
@@ -55,12 +56,10 @@ export interface WhyVerdict {
 
 /**
  * The checks whose findings cut a packet's path from the node to a pod, as the verdict reads them (with the impact
- * core/impact counts): kube-proxy's rules in any mode, the routes to pods' addresses (Calico block routes, pod /32s)
- * and forwarding. Skipped, these leave a question unjudged; a skipped CT-002 (table fill) or NODE-005 (rp_filter)
- * does not: no verdict reads them. Keep in step with core/impact's ROUTE_IDS, RULE_PREFIXES and FORWARDING_IDS.
+ * core/impact counts): kube-proxy's rules in any mode, the routes to pods' addresses and forwarding. Skipped, these
+ * leave a question unjudged; a skipped CT-002 (table fill) or NODE-005 (rp_filter) does not: no verdict reads them.
  */
-const PATH_CHECKS = new Set(['RT-001', 'RT-003', 'RT-005', 'RT-006', 'NODE-001', 'NODE-003'])
-const isPathCheck = (id: string) => /^(IPT|IPVS|NFT)-/.test(id) || PATH_CHECKS.has(id)
+const isPathCheck = cutsPath
 
 /**
  * What a question reads: for every target the path; for a Service also its endpoints' bookkeeping and stale conntrack

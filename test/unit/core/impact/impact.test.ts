@@ -66,6 +66,31 @@ describe('impact of route findings', () => {
   })
 })
 
+describe('impact of other CNIs\' route findings', () => {
+  const cni = (name: string) => readBundle(join(REPO_ROOT, 'test/fixtures/checks/routes-cni', name))
+  for (const [name, id] of [
+    ['flannel-vxlan-missing-route', 'RT-009'],
+    ['flannel-vxlan-missing-fdb', 'RT-011'],
+    ['aws-vpc-pod-route-missing', 'RT-012'],
+  ] as const) {
+    it(`${id} (${name}) breaks the pods behind it`, async () => {
+      const b = await cni(name)
+      const report = analyzeSnapshots(b.cluster, b.nodes, {metadata: META})
+      const hit = report.findings.filter((f) => f.id === id)
+      assert.equal(hit.length, 1)
+      const pods = b.cluster.pods.filter((p) => (p.status?.podIPs ?? []).some((x) => (hit[0]!.subject.kind === 'Pod' ? p.metadata.name === hit[0]!.subject.name : x.ip.startsWith(hit[0]!.subject.name.split('.').slice(0, 3).join('.') + '.'))))
+      assert.ok(pods.length > 0, 'the fixture has a pod behind the route')
+      assert.deepEqual(hit[0]!.impact?.pods, pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort())
+    })
+  }
+
+  it('the verdict and impact agree on which checks cut a path (cutsPath)', async () => {
+    const {cutsPath} = await import('../../../../src/core/impact/impact.js')
+    for (const id of ['RT-001', 'RT-009', 'RT-010', 'RT-011', 'RT-012', 'IPT-003', 'NODE-001']) assert.ok(cutsPath(id), id)
+    for (const id of ['RT-013', 'CT-002', 'NODE-005', 'KUBELET-001']) assert.ok(!cutsPath(id), id)
+  })
+})
+
 describe('impact of rule, conntrack and forwarding findings', async () => {
   const {cluster} = await bundle('healthy-routed')
   const one = (f: Finding) => attachImpact(cluster, [f])[0]!.impact

@@ -211,7 +211,7 @@ describe('why: Not judged names only the checks the question needs', () => {
         ['NFT-010', true, true, true],
         ['RT-001', true, true, true],
         ['RT-002', false, false, false],
-        ['RT-012', false, false, false],
+        ['RT-012', true, true, true],
         ['NODE-001', true, true, true],
         ['NODE-005', false, false, false],
         ['CT-001', false, true, true],
