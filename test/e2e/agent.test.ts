@@ -12,7 +12,7 @@ import {readClusterSnapshot} from '../../src/app/read-cluster.js'
 import {readAgentDocument} from '../../src/core/agent/document.js'
 import {agentPlan, type HostMount} from '../../src/core/agent/privileges.js'
 import {ABSENT_HEADER, FILE_HEADER} from '../../src/core/collection/plan.js'
-import {knownLayout} from '../../src/core/layout/known-layouts.js'
+import {KNOWN_LAYOUTS, knownLayout} from '../../src/core/layout/known-layouts.js'
 import {resolveLayout} from '../../src/core/layout/resolve.js'
 import type {KubeObject, Node} from '../../src/core/model/k8s.js'
 import type {Report} from '../../src/core/model/report.js'
@@ -236,5 +236,36 @@ describe("agent collect on each known layout, seeing only the agent's mounts", {
         rmSync(dir, {recursive: true, force: true})
       }
     })
+  }
+})
+
+// Every row of the known-layouts table with a kubelet config file (kubeadm, EKS AL2 and AL2023, GKE, AKS,
+// Bottlerocket, Talos): a node holding just that file where the agent's mounts show it, with a kubelet running with
+// --config=PATH (seen through the host PID namespace), and the same node with no kubelet process (the script then
+// tries the layouts' known paths). Either way the agent reads the file from the layout's own path.
+describe('agent collect reads the kubelet config at every known layout path', {skip: layoutNodeSkipReason()}, () => {
+  const {mounts} = agentPlan(['kubelet']).privileges
+  const shown = (path: string) => mounts.some((x) => x.path === path || (x.type === '' && path.startsWith(`${x.path}/`)))
+  for (const row of KNOWN_LAYOUTS.filter((l) => l.kubelet.configPaths.length > 0)) {
+    const path = row.kubelet.configPaths[0]!
+    for (const running of [true, false]) {
+      it(`${row.title}: ${path}${running ? ' named by the running kubelet' : ', no kubelet process visible'}`, () => {
+        assert.ok(shown(path), `${path} is under a mount of the agent`)
+        const text = `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nclusterDNS:\n- 10.99.0.10 # ${row.distribution}\n`
+        const node = createLayoutNode({[path.slice(1)]: text}, running ? [{name: 'kubelet', argv0: '/usr/bin/kubelet', args: [`--config=${path}`, '--v=2']}] : [])
+        const dir = makeTempDir('nd-agent-kubelet-')
+        try {
+          const r = node.run(`${CLI} agent collect --node n1 --timeout 30s --ready-file ${dir}/done --only kubelet`)
+          assert.equal(r.status, 0, r.stderr)
+          const scan = readAgentDocument(r.stdout, 'n1') as {snapshot: NodeSnapshot}
+          const config = scan.snapshot.artifacts['kubelet-config']!
+          assert.equal(config.error, undefined)
+          assert.equal(config.content, `${FILE_HEADER}${path}\n${text}`)
+        } finally {
+          node.destroy()
+          rmSync(dir, {recursive: true, force: true})
+        }
+      })
+    }
   }
 })

@@ -26,6 +26,8 @@ describe('agent privileges: mounts derived from the layout paths', () => {
     assert.ok(files.includes('/etc/kubernetes/kubelet/config.json') && files.includes('/home/kubernetes/kubelet-config.yaml') && files.includes('/etc/default/kubeletconfig.json'))
     assert.deepEqual(uncovered(item.mounts ?? [], [...files, ...KUBELET_CONFIG_CANDIDATES]), [])
     assert.deepEqual(KUBELET_CONFIG_MOUNTS.unmounted, [])
+    // Where no kubelet process is visible the script tries the candidates: every layout's file is among them.
+    assert.deepEqual(files.filter((f) => !KUBELET_CONFIG_CANDIDATES.includes(f)), [])
   })
 
   it("kubelet-dropins: every known layout's --config-dir is mounted (EKS config.json.d, k3s/RKE2 kubelet.conf.d)", () => {
