@@ -52,7 +52,9 @@ describe('check --in-cluster (agent DaemonSet) against the test API server', {sk
     const ready = join(dir, `ready-${node.name}`)
     rmSync(ready, {force: true})
     const args = pod.spec.containers[0]!.args.filter((a) => a !== '--hold').map((a) => (a === '$(NODE_NAME)' ? node.name : a.startsWith('/run/node-doctor/') ? ready : a))
-    const child = spawn('ip', ['netns', 'exec', node.ns.name, CLI, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
+    // A PID namespace of its own: layout discovery (host PID in the real pod) must not see this machine's processes,
+    // among them the fake kubelets and k3s processes of layout tests running in parallel.
+    const child = spawn('ip', ['netns', 'exec', node.ns.name, 'unshare', '--pid', '--fork', '--mount-proc', CLI, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
     child.on('close', (code) => {
