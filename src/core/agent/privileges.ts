@@ -35,14 +35,16 @@ const MOUNT = {
   containerd: {name: 'host-etc-containerd', path: '/etc/containerd', type: '', why: 'containerd config.toml'},
   resolv: {name: 'host-etc-resolv-conf', path: '/etc/resolv.conf', type: 'File', why: "the node's resolv.conf (replaces the one the runtime would write)"},
   // The discovery script reads /proc/1/root/etc/os-release first, which a container without CAP_SYS_PTRACE cannot
-  // (PID 1 holds capabilities the agent lacks), and would then read the image's own /etc/os-release as the node's.
+  // (the kernel's ptrace access check: PID 1 holds capabilities the agent lacks), and would then read the image's own
+  // /etc/os-release as the node's.
   // `File`: every known layout's OS has one; a node without it fails this pod with a per-node error, never silently.
   osRelease: {name: 'host-etc-os-release', path: '/etc/os-release', type: 'File', why: "the node's os-release (distribution and OS name in the layout), over the image's"},
 } as const satisfies Record<string, HostMount>
 
 // -------------------------------------------------------------------------------------------------------------
-// Mounts derived from the layout paths (one source of truth: core/layout/known-layouts.ts and the discovery
-// script's path lists in core/collection/plan.ts; nothing below names a layout path).
+// Mounts derived from the layout paths: the paths come from core/layout/known-layouts.ts and the scripts' path lists
+// in core/collection/plan.ts; below are only the rules that turn them into mounts (which directories are shared,
+// which hold secrets, which paths are deliberately not mounted).
 //
 // A hostPath of type '' whose path a node lacks is created there, empty, by the container runtime (the kubelet
 // checks nothing for type ''; containerd's CRI plugin does MkdirAll(path, 0755) on a missing bind-mount source,
