@@ -10,9 +10,14 @@ import {join} from 'node:path'
 import {after, afterEach, before, describe, it} from 'node:test'
 import {readClusterSnapshot} from '../../src/app/read-cluster.js'
 import {readAgentDocument} from '../../src/core/agent/document.js'
+import {agentPlan, type HostMount} from '../../src/core/agent/privileges.js'
+import {ABSENT_HEADER, FILE_HEADER} from '../../src/core/collection/plan.js'
+import {KNOWN_LAYOUTS, knownLayout} from '../../src/core/layout/known-layouts.js'
+import {resolveLayout} from '../../src/core/layout/resolve.js'
 import type {KubeObject, Node} from '../../src/core/model/k8s.js'
 import type {Report} from '../../src/core/model/report.js'
 import type {NodeSnapshot} from '../../src/core/model/snapshot.js'
+import {parseLayoutDiscovery} from '../../src/core/parse/layout-discovery.js'
 import {generateIptablesRestore} from '../../src/core/proxier/iptables/generate.js'
 import {serializeSave} from '../../src/core/proxier/iptables/save.js'
 import {loadObjects} from '../../src/core/proxier/objects.js'
@@ -26,6 +31,8 @@ import {fixturePath} from '../support/golden.js'
 import {KUBE_PROXY_CONFIG} from '../support/live-cluster.js'
 import {CLI, runCli} from '../support/run-cli.js'
 import {createNetns, makeTempDir, type Netns, netnsSkipReason} from '../support/sshd.js'
+import {LAYOUTS} from '../integration/layout/layouts.js'
+import {createLayoutNode, layoutNodeSkipReason} from '../integration/layout/node.js'
 
 type Agent = (pod: KubeObject & {spec: {nodeName: string; containers: Array<{args: string[]}>}}) => void
 
@@ -45,7 +52,9 @@ describe('check --in-cluster (agent DaemonSet) against the test API server', {sk
     const ready = join(dir, `ready-${node.name}`)
     rmSync(ready, {force: true})
     const args = pod.spec.containers[0]!.args.filter((a) => a !== '--hold').map((a) => (a === '$(NODE_NAME)' ? node.name : a.startsWith('/run/node-doctor/') ? ready : a))
-    const child = spawn('ip', ['netns', 'exec', node.ns.name, CLI, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
+    // A PID namespace of its own: layout discovery (host PID in the real pod) must not see this machine's processes,
+    // among them the fake kubelets and k3s processes of layout tests running in parallel.
+    const child = spawn('ip', ['netns', 'exec', node.ns.name, 'unshare', '--pid', '--fork', '--mount-proc', CLI, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
     child.on('close', (code) => {
@@ -180,4 +189,85 @@ describe('check --in-cluster (agent DaemonSet) against the test API server', {sk
     assert.equal(r.stdout, 'namespace "node-doctor-deadbeef" deleted (agent run deadbeef, created 2026-01-02T03:04:05Z)\n')
     assert.deepEqual(agentObjects(), [])
   })
+})
+
+// The agent's view of each layout the layout harness builds (kubeadm, k3s, RKE2, EKS AL2023, GKE-like, Cilium KPR):
+// the node's files are only those the agent's read-only mounts show (at the same paths), its processes are all
+// visible (host PID namespace); the built CLI's `agent collect --only kubelet` runs there as the DaemonSet's
+// container would. The kubelet config each layout really uses is read from its own path, and discovery resolves
+// the layout from the node (not from the API alone). Container mounts themselves are not exercised here (no
+// container runtime): test/unit/core/agent/privileges.test.ts proves the mounts cover these paths.
+describe("agent collect on each known layout, seeing only the agent's mounts", {skip: layoutNodeSkipReason()}, () => {
+  const {mounts} = agentPlan(['kubelet']).privileges
+  const shown = (m: readonly HostMount[], path: string) => m.some((x) => x.path === path || (x.type === '' && path.startsWith(`${x.path}/`)))
+  for (const make of LAYOUTS) {
+    const layout = make()
+    it(`${layout.name}: the kubelet config from /${layout.dnsFile}, the layout from the node`, () => {
+      const visible = Object.fromEntries(Object.entries(layout.files).filter(([p]) => shown(mounts, `/${p}`)))
+      const hidden = Object.keys(layout.files).filter((p) => !(p in visible))
+      const node = createLayoutNode(visible, layout.processes)
+      const dir = makeTempDir('nd-agent-layout-')
+      try {
+        const r = node.run(`${CLI} agent collect --node ${layout.node} --timeout 30s --ready-file ${dir}/done --only kubelet`)
+        assert.equal(r.status, 0, r.stderr)
+        const scan = readAgentDocument(r.stdout, layout.node)
+        assert.equal(scan.state, 'complete')
+        const {artifacts} = (scan as {snapshot: NodeSnapshot}).snapshot
+
+        const discovered = artifacts.layout!
+        assert.equal(discovered.error, undefined, 'layout discovery runs in the agent')
+        const discovery = parseLayoutDiscovery(discovered.content)
+        for (const p of hidden) assert.ok(!discovery.paths.includes(`/${p}`), `/${p} is not mounted, so the agent cannot see it`)
+        const resolved = resolveLayout({node: layout.node, cluster: layout.cluster(), discovery})
+        assert.equal(resolved.discovered, true)
+        assert.ok(layout.summary.startsWith(`${knownLayout(resolved.distribution).title} `), `${resolved.distribution} for "${layout.summary}": ${resolved.evidence.join('; ')}`)
+
+        // The file the layout's kubelet really uses: its --config (kubelet-config) or a --config-dir drop-in.
+        const config = artifacts['kubelet-config']!
+        const dropins = artifacts['kubelet-dropins']!
+        const file = `${FILE_HEADER}/${layout.dnsFile}\n`
+        if (config.content.startsWith(FILE_HEADER)) {
+          assert.ok(config.content.startsWith(file), config.content.split('\n')[0])
+          assert.ok(config.content.includes(layout.dnsLine))
+        } else {
+          assert.ok(config.content.startsWith(ABSENT_HEADER), `kubelet-config: ${config.error ?? config.content}`)
+          assert.ok(dropins.content.includes(file) && dropins.content.includes(layout.dnsLine), `kubelet-dropins: ${dropins.error ?? dropins.content}`)
+        }
+      } finally {
+        node.destroy()
+        rmSync(dir, {recursive: true, force: true})
+      }
+    })
+  }
+})
+
+// Every row of the known-layouts table with a kubelet config file (kubeadm, EKS AL2 and AL2023, GKE, AKS,
+// Bottlerocket, Talos): a node holding just that file where the agent's mounts show it, with a kubelet running with
+// --config=PATH (seen through the host PID namespace), and the same node with no kubelet process (the script then
+// tries the layouts' known paths). Either way the agent reads the file from the layout's own path.
+describe('agent collect reads the kubelet config at every known layout path', {skip: layoutNodeSkipReason()}, () => {
+  const {mounts} = agentPlan(['kubelet']).privileges
+  const shown = (path: string) => mounts.some((x) => x.path === path || (x.type === '' && path.startsWith(`${x.path}/`)))
+  for (const row of KNOWN_LAYOUTS.filter((l) => l.kubelet.configPaths.length > 0)) {
+    const path = row.kubelet.configPaths[0]!
+    for (const running of [true, false]) {
+      it(`${row.title}: ${path}${running ? ' named by the running kubelet' : ', no kubelet process visible'}`, () => {
+        assert.ok(shown(path), `${path} is under a mount of the agent`)
+        const text = `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nclusterDNS:\n- 10.99.0.10 # ${row.distribution}\n`
+        const node = createLayoutNode({[path.slice(1)]: text}, running ? [{name: 'kubelet', argv0: '/usr/bin/kubelet', args: [`--config=${path}`, '--v=2']}] : [])
+        const dir = makeTempDir('nd-agent-kubelet-')
+        try {
+          const r = node.run(`${CLI} agent collect --node n1 --timeout 30s --ready-file ${dir}/done --only kubelet`)
+          assert.equal(r.status, 0, r.stderr)
+          const scan = readAgentDocument(r.stdout, 'n1') as {snapshot: NodeSnapshot}
+          const config = scan.snapshot.artifacts['kubelet-config']!
+          assert.equal(config.error, undefined)
+          assert.equal(config.content, `${FILE_HEADER}${path}\n${text}`)
+        } finally {
+          node.destroy()
+          rmSync(dir, {recursive: true, force: true})
+        }
+      })
+    }
+  }
 })

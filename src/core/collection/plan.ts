@@ -154,7 +154,7 @@ export const K3S_AUX_IPTABLES = '/var/lib/rancher/k3s/data/current/bin/aux/iptab
 
 /**
  * Kubelet config files by layout, in the order tried when no running kubelet names one with --config: EKS AL2,
- * EKS AL2023 (nodeadm), GKE COS, AKS, Bottlerocket, kubeadm (core/layout/known-layouts.ts has the sources).
+ * EKS AL2023 (nodeadm), GKE COS, AKS, Bottlerocket, Talos, kubeadm (core/layout/known-layouts.ts has the sources).
  */
 export const KUBELET_CONFIG_CANDIDATES: readonly string[] = [
   '/etc/kubernetes/kubelet/kubelet-config.json',
@@ -162,6 +162,8 @@ export const KUBELET_CONFIG_CANDIDATES: readonly string[] = [
   '/home/kubernetes/kubelet-config.yaml',
   '/etc/default/kubeletconfig.json',
   '/etc/kubernetes/kubelet/config',
+  // Talos (the table's path, unverified).
+  '/etc/kubernetes/kubelet.yaml',
   '/var/lib/kubelet/config.yaml',
 ]
 

@@ -134,3 +134,19 @@ export const KNOWN_LAYOUTS: readonly KnownLayout[] = [
 export function knownLayout(d: Distribution): KnownLayout {
   return KNOWN_LAYOUTS.find((l) => l.distribution === d)!
 }
+
+/**
+ * Every host path the table names (kubelet config files and drop-in directories, static pod manifests, containerd
+ * config and socket), de-duplicated in table order. The in-cluster agent derives its read-only mounts from it
+ * (core/agent/privileges.ts), so a new row is mounted without a second list.
+ */
+export const KNOWN_LAYOUT_HOST_PATHS: readonly string[] = [
+  ...new Set(
+    KNOWN_LAYOUTS.flatMap((l) => [
+      ...l.kubelet.configPaths,
+      ...l.kubelet.configDirs,
+      ...(l.kubeProxy.kind === 'static-pod' ? [l.kubeProxy.manifest] : []),
+      ...(l.containerd ? [l.containerd.config, l.containerd.socket] : []),
+    ]),
+  ),
+]
