@@ -9,6 +9,7 @@ import {NODE_BRIDGE_NETFILTER, NODE_FORWARD_DROP, NODE_IP_FORWARD, NODE_ROUTE_LO
 import {checkRpFilterAsymmetric, checkRpFilterCalicoLoose} from './rp-filter.js'
 import {checkOverlayMtu, checkPodMtu} from './mtu.js'
 import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
+import {checkPathMtu, NODE_PATH_MTU} from './probe.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
@@ -23,4 +24,6 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_RP_FILTER_CALICO_LOOSE, run: checkRpFilterCalicoLoose},
   {spec: NODE_OVERLAY_MTU, run: checkOverlayMtu},
   {spec: NODE_POD_MTU, run: checkPodMtu},
+  // issue #19 item 3: the measured path MTU between nodes (check --probe)
+  {spec: NODE_PATH_MTU, run: checkPathMtu},
 ]
