@@ -102,7 +102,9 @@ export function probeTargets(cluster: Pick<ClusterSnapshot, 'nodes'>, self: stri
     const n = cluster.nodes.find((x) => x.metadata.name === name)
     const ips = n ? internalIps(n) : []
     if (ips.length === 0) {
-      skipped.push({node: name, reason: 'the Node has no InternalIP'})
+      // An InternalIP that is no IP at all is named (its text quoted), never used.
+      const odd = (n?.status?.addresses ?? []).find((a) => a.type === 'InternalIP')
+      skipped.push({node: name, reason: odd ? (probeAddressProblem(cluster, String(odd.address)) ?? 'no usable InternalIP') : 'the Node has no InternalIP'})
       continue
     }
     for (const address of ips) {
