@@ -31,8 +31,8 @@ import {UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import type {NodeTransport} from '../../ports/node-transport.js'
 import {analyzeSnapshots} from '../analyze.js'
-import {collectTargets} from './collect.js'
-import {type LiveFlags, resolveLiveTargets} from './targets.js'
+import {collectLive} from './collect.js'
+import type {LiveFlags} from './targets.js'
 
 export interface ProbeRunOptions {
   /** Per command (a ping of two packets takes about two seconds). */
@@ -143,25 +143,24 @@ export async function checkLiveProbed(
   o: {areas: Area[] | undefined; profile?: ProfileSelection; tool: ReportMetadata['tool']; command: string},
 ): Promise<Report> {
   if (flags['in-cluster']) throw new UsageError('--probe works over the node transports (--via ssh|pod), not with --in-cluster')
-  const now = () => new Date()
-  const timeoutMs = parseDuration(flags.timeout, 'timeout')
-  parseDuration(flags['node-timeout'], 'node-timeout')
-  const targets = await resolveLiveTargets(names, flags, env, now)
-  const warn = (m: string) => void ((!flags.quiet || isSecurityWarning(m)) && env.stderr.write(`${m}\n`))
-  let nodes = await collectTargets(targets, flags, env, {...(o.areas ? {areas: o.areas} : {}), now, warn})
+  const live = await collectLive(names, flags, env, o.areas ? {areas: o.areas} : {})
+  let nodes = live.nodes
   // NODE-019 is a routes check: with --only leaving routes out there is nothing to probe for.
   if (!o.areas || o.areas.length === 0 || o.areas.includes('routes')) {
+    const warn = (m: string) => void ((!flags.quiet || isSecurityWarning(m)) && env.stderr.write(`${m}\n`))
     if (env.stderr.isTTY && !flags.quiet) env.stderr.write('probing the path MTU between the selected nodes\n')
-    const connector = env.nodes(targets.connection, warn)
+    // The collected nodes, in order, as the cluster read for this run knows them (it holds the selected nodes).
+    const selected = nodes.flatMap((s) => live.cluster.nodes.filter((n) => n.metadata.name === s.node))
+    const connector = env.nodes(env.cluster(), warn)
     try {
-      nodes = await probeNodes(targets.cluster, targets.selected, nodes, {timeoutMs, sudo: Boolean(flags.sudo), concurrency: flags.concurrency, connect: (n) => connector.connect(n)})
+      nodes = await probeNodes(live.cluster, selected, nodes, {timeoutMs: parseDuration(flags.timeout, 'timeout'), sudo: Boolean(flags.sudo), concurrency: flags.concurrency, connect: (n) => connector.connect(n)})
     } finally {
       await connector.close()
     }
   }
-  return analyzeSnapshots(targets.cluster, nodes, {
+  return analyzeSnapshots(live.cluster, nodes, {
     areas: o.areas,
     ...(o.profile ? {profile: o.profile} : {}),
-    metadata: {generatedAt: new Date().toISOString(), tool: o.tool, command: o.command, context: targets.access.context},
+    metadata: {generatedAt: new Date().toISOString(), tool: o.tool, command: o.command, context: live.access.context},
   })
 }
