@@ -274,7 +274,7 @@ export interface PingResult {
   /** Echo replies received (from ping's statistics line); undefined when there is no statistics line. */
   received?: number
   transmitted?: number
-  /** "Frag needed and DF set (mtu = N)" from a router on the way: the path MTU it reported. */
+  /** "Frag needed and DF set (mtu = N)" (IPv4) or "Packet too big: mtu=N" (IPv6) from a router on the way: the path MTU it reported. */
   fragNeededMtu?: number
   /** "local error: message too long, mtu=N": the node itself refused the size (a path MTU it learned, or its device). */
   localMtu?: number
@@ -290,9 +290,11 @@ export function readPing(output: string, exitCode: number | null): PingResult {
     out.transmitted = Number(stats[1])
     out.received = Number(stats[2])
   }
-  const frag = /Frag needed and DF set \(mtu = (\d+)\)/.exec(output)
-  if (frag) out.fragNeededMtu = Number(frag[1])
-  const local = /message too long, mtu[= ]+(\d+)/.exec(output)
+  // IPv4: "Frag needed and DF set (mtu = 1400)"; IPv6: "Packet too big: mtu=1400".
+  const frag = /Frag needed and DF set \(mtu = (\d+)\)|Packet too big: mtu=(\d+)/.exec(output)
+  if (frag) out.fragNeededMtu = Number(frag[1] ?? frag[2])
+  // IPv4: "message too long, mtu=1400"; IPv6: "message too long, mtu: 1400".
+  const local = /message too long, mtu[=:]\s*(\d+)/.exec(output)
   if (local) out.localMtu = Number(local[1])
   if (!stats) {
     if (exitCode === 127 || /command not found|not found/i.test(output)) out.toolProblem = 'ping is not installed on the node'

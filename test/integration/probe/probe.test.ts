@@ -8,7 +8,7 @@ import {analyzeSnapshots} from '../../../src/app/analyze.js'
 import {MTU_PROBE_ARTIFACT, parseMtuProbe} from '../../../src/core/collection/mtu-probe.js'
 import {findCheck} from '../../../src/core/checks/registry.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../../src/core/model/snapshot.js'
-import {buildProbeTopology, collectTopology, NODE_B_ADDRESS, probeTopology, probeTopologyUnavailable, type ProbeTopology} from './topology.js'
+import {buildProbeTopology, collectTopology, NODE_A_ADDRESS6, NODE_B_ADDRESS, NODE_B_ADDRESS6, probeTopology, probeTopologyUnavailable, type ProbeTopology} from './topology.js'
 
 const skip = probeTopologyUnavailable()
 const meta = {generatedAt: '2026-12-01T00:00:00Z', tool: {name: 'node-doctor', version: 'test'}, command: 'test'}
@@ -103,6 +103,33 @@ describe('check --probe in real namespaces', {skip}, () => {
       const a = record(probed.find((s) => s.node === 'node-a')!)
       const addresses = a.peers.flatMap((p) => [p.route.command, ...p.attempts.map((x) => x.command)].map((c) => c.split(' ').at(-1)))
       assert.deepEqual([...new Set(addresses)], [NODE_B_ADDRESS])
+    })
+  })
+  describe('dual-stack nodes behind the same 1400-MTU link', () => {
+    let t: ProbeTopology
+    let probed: NodeSnapshot[]
+    before(async () => {
+      t = buildProbeTopology({midMtu: 1400, dualStack: true})
+      probed = await probeTopology(t, await collectTopology(t))
+    })
+    after(() => t?.destroy())
+
+    it('probes both InternalIPs, IPv6 with `ping -6` and 48 bytes of headers, and fires for each family', () => {
+      const a = record(probed.find((s) => s.node === 'node-a')!)
+      assert.deepEqual(a.peers.map((p) => [p.address, p.attempts.map((x) => x.command)]), [
+        [NODE_B_ADDRESS, [`ping -4 -n -M do -c 2 -W 1 -s 1472 ${NODE_B_ADDRESS}`, `ping -4 -n -M do -c 2 -W 1 -s 56 ${NODE_B_ADDRESS}`]],
+        [NODE_B_ADDRESS6, [`ping -6 -n -M do -c 2 -W 1 -s 1452 ${NODE_B_ADDRESS6}`, `ping -6 -n -M do -c 2 -W 1 -s 56 ${NODE_B_ADDRESS6}`]],
+      ])
+      const report = analyze(t.cluster, probed)
+      assert.deepEqual(report.findings.map((f) => [f.node, f.subject.name]), [
+        ['node-a', `${NODE_B_ADDRESS} (node-b)`],
+        ['node-a', `${NODE_B_ADDRESS6} (node-b)`],
+        ['node-b', '10.77.1.2 (node-a)'],
+        ['node-b', `${NODE_A_ADDRESS6} (node-a)`],
+      ])
+      const v6 = report.findings.find((f) => f.node === 'node-b' && f.subject.name.startsWith(NODE_A_ADDRESS6))!
+      assert.match(v6.message, /1500-byte packets get no reply, 104-byte packets do; the path reports an MTU of 1400\)$/)
+      assert.ok(v6.evidence.some((e) => e.includes('"Packet too big: mtu=1400"')), v6.evidence.join('\n'))
     })
   })
 })

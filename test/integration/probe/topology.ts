@@ -32,6 +32,7 @@ export interface ProbeNode {
   name: string
   ns: string
   address: string
+  address6?: string
   /** A shell that runs its commands inside the node's namespace (for LocalTransport). */
   shell: string
 }
@@ -47,14 +48,17 @@ export interface ProbeTopology {
 
 export const NODE_A_ADDRESS = '10.77.1.2'
 export const NODE_B_ADDRESS = '10.77.2.2'
+/** With `dualStack`: the nodes' IPv6 InternalIPs (ULA, inside these namespaces only). */
+export const NODE_A_ADDRESS6 = 'fd77:1::2'
+export const NODE_B_ADDRESS6 = 'fd77:2::2'
 
-export function buildProbeTopology(options: {midMtu?: number} = {}): ProbeTopology {
+export function buildProbeTopology(options: {midMtu?: number; dualStack?: boolean} = {}): ProbeTopology {
   const tag = randomBytes(3).toString('hex')
   const dir = mkdtempSync(join(tmpdir(), 'nd-probe-'))
   const router = `ndpr-m-${tag}`
   const spec = [
-    {name: 'node-a', ns: `ndpr-a-${tag}`, address: NODE_A_ADDRESS, gw: '10.77.1.1', mid: 'to-a'},
-    {name: 'node-b', ns: `ndpr-b-${tag}`, address: NODE_B_ADDRESS, gw: '10.77.2.1', mid: 'to-b'},
+    {name: 'node-a', ns: `ndpr-a-${tag}`, address: NODE_A_ADDRESS, gw: '10.77.1.1', address6: NODE_A_ADDRESS6, gw6: 'fd77:1::1', mid: 'to-a'},
+    {name: 'node-b', ns: `ndpr-b-${tag}`, address: NODE_B_ADDRESS, gw: '10.77.2.1', address6: NODE_B_ADDRESS6, gw6: 'fd77:2::1', mid: 'to-b'},
   ]
   const ip = (...args: string[]) => execFileSync('ip', args, {stdio: ['ignore', 'pipe', 'pipe']})
   const exec = (ns: string, argv: string[]) => execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
@@ -71,6 +75,7 @@ export function buildProbeTopology(options: {midMtu?: number} = {}): ProbeTopolo
     ip('netns', 'add', router)
     ip('-n', router, 'link', 'set', 'lo', 'up')
     exec(router, ['sysctl', '-qw', 'net.ipv4.ip_forward=1'])
+    if (options.dualStack) exec(router, ['sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1'])
     for (const [i, s] of spec.entries()) {
       ip('netns', 'add', s.ns)
       ip('-n', s.ns, 'link', 'set', 'lo', 'up')
@@ -86,10 +91,16 @@ export function buildProbeTopology(options: {midMtu?: number} = {}): ProbeTopolo
       ip('-n', s.ns, 'link', 'set', 'eth0', 'up')
       ip('-n', router, 'link', 'set', s.mid, 'up')
       ip('-n', s.ns, 'route', 'add', 'default', 'via', s.gw)
+      if (options.dualStack) {
+        // nodad: the addresses are usable at once (no duplicate address detection wait).
+        ip('-n', s.ns, 'addr', 'add', `${s.address6}/64`, 'dev', 'eth0', 'nodad')
+        ip('-n', router, 'addr', 'add', `${s.gw6}/64`, 'dev', s.mid, 'nodad')
+        ip('-n', s.ns, '-6', 'route', 'add', 'default', 'via', s.gw6)
+      }
       const shell = join(dir, `sh-${s.name}`)
       writeFileSync(shell, `#!/bin/sh\nexec ip netns exec ${s.ns} /bin/sh "$@"\n`)
       chmodSync(shell, 0o755)
-      nodes.push({name: s.name, ns: s.ns, address: s.address, shell})
+      nodes.push({name: s.name, ns: s.ns, address: s.address, ...(options.dualStack ? {address6: s.address6} : {}), shell})
     }
     if (options.midMtu !== undefined) ip('-n', router, 'link', 'set', 'to-a', 'mtu', String(options.midMtu))
   } catch (err) {
@@ -102,7 +113,10 @@ export function buildProbeTopology(options: {midMtu?: number} = {}): ProbeTopolo
       apiVersion: 'v1',
       kind: 'Node',
       metadata: {name: n.name},
-      status: {addresses: [{type: 'InternalIP', address: n.address}, {type: 'Hostname', address: n.name}], conditions: [{type: 'Ready', status: 'True'}]},
+      status: {
+        addresses: [{type: 'InternalIP', address: n.address}, ...(n.address6 ? [{type: 'InternalIP', address: n.address6}] : []), {type: 'Hostname', address: n.name}],
+        conditions: [{type: 'Ready', status: 'True'}],
+      },
     }),
   )
   return {nodes, router, cluster, exec, destroy}

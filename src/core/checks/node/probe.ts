@@ -46,8 +46,10 @@ function describeAttempt(p: ProbePeer, a: ProbeAttempt): string {
         ? `${r.received}/${r.transmitted} replies`
         : [
             'no reply',
-            ...(r.fragNeededMtu !== undefined ? [`a router on the way answered "Frag needed and DF set (mtu = ${r.fragNeededMtu})"`] : []),
-            ...(r.localMtu !== undefined ? [`the node refused the size itself ("message too long, mtu=${r.localMtu}": a path MTU it has learned)`] : []),
+            ...(r.fragNeededMtu !== undefined
+              ? [`a router on the way answered ${p.family === 'ipv4' ? `"Frag needed and DF set (mtu = ${r.fragNeededMtu})"` : `"Packet too big: mtu=${r.fragNeededMtu}"`}`]
+              : []),
+            ...(r.localMtu !== undefined ? [`the node refused the size itself ("message too long", mtu ${r.localMtu}: a path MTU it has learned)`] : []),
           ].join('; ')
   return `${packet(p, a.size)}-byte packets (\`${a.command}\`): ${what}`
 }

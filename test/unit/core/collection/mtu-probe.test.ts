@@ -123,6 +123,11 @@ describe('probe output readers', () => {
     assert.deepEqual(readPing(small!.output, small!.exitCode), {transmitted: 2, received: 2})
     const frag = rec('node-b').attempts[0]!
     assert.deepEqual(readPing(frag.output, frag.exitCode), {transmitted: 2, received: 0, fragNeededMtu: 1400, localMtu: 1400})
+    // IPv6 (captured the same way, behind a 1400-MTU link): the router's "Packet too big", the local error with a colon.
+    const v6 =
+      'PING fd77:1::2(fd77:1::2) 1452 data bytes\nFrom fd77:2::1 icmp_seq=1 Packet too big: mtu=1400\n\n--- fd77:1::2 ping statistics ---\n' +
+      '2 packets transmitted, 0 received, +2 errors, 100% packet loss, time 1011ms\n\nping: local error: message too long, mtu: 1400\n'
+    assert.deepEqual(readPing(v6, 1), {transmitted: 2, received: 0, fragNeededMtu: 1400, localMtu: 1400})
     const usage = "ping: option requires an argument -- 'Q'\n\nUsage\n  ping [options] <destination>\n"
     assert.match(readPing(usage, 2).toolProblem!, /^this ping does not take the options used \(ping: option requires an argument -- 'Q'\)$/)
     assert.equal(readPing('sh: 1: ping: not found\n', 127).toolProblem, 'ping is not installed on the node')
