@@ -51,9 +51,9 @@ function cut(s: string): string {
   return s.length > PROBE_OUTPUT_BYTES ? `${s.slice(0, PROBE_OUTPUT_BYTES)}\n[cut]` : s
 }
 
-function withArtifact(s: NodeSnapshot, record: MtuProbeRecord, error?: string): NodeSnapshot {
-  const artifact = {id: MTU_PROBE_ARTIFACT, source: MTU_PROBE_SOURCE, exitCode: 0, content: formatMtuProbe(record), ...(error !== undefined ? {error} : {})}
-  return {...s, artifacts: {...s.artifacts, [MTU_PROBE_ARTIFACT]: artifact}}
+/** The snapshot with the probe's record as its `mtu-probe` artifact (a copy: the collected snapshot is not changed). */
+function withArtifact(s: NodeSnapshot, record: MtuProbeRecord): NodeSnapshot {
+  return {...s, artifacts: {...s.artifacts, [MTU_PROBE_ARTIFACT]: {id: MTU_PROBE_ARTIFACT, source: MTU_PROBE_SOURCE, exitCode: 0, content: formatMtuProbe(record)}}}
 }
 
 const notRun = (why: string): MtuProbeRecord => ({format: MTU_PROBE_FORMAT, notRun: why, peers: [], skipped: []})
@@ -74,7 +74,8 @@ async function probeFrom(t: NodeTransport, cluster: ClusterSnapshot, snapshot: N
     const command = line(argv)
     try {
       const r = await t.exec(command, {timeoutMs: o.timeoutMs, maxBytes: PROBE_OUTPUT_BYTES * 4})
-      const output = cut([r.stdout, r.stderr].filter((x) => x !== '').join(r.stdout.endsWith('\n') || r.stdout === '' ? '' : '\n'))
+      // ping prints replies on stdout and errors ("local error: message too long") on stderr: both are evidence.
+      const output = cut(r.stdout !== '' && r.stderr !== '' && !r.stdout.endsWith('\n') ? `${r.stdout}\n${r.stderr}` : r.stdout + r.stderr)
       return {command, exitCode: r.exitCode, output, ...(r.timedOut ? {error: `timed out after ${Math.round(o.timeoutMs / 1000)}s`} : {})}
     } catch (err) {
       return {command, exitCode: null, output: '', error: (err as Error).message}

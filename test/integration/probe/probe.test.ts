@@ -55,6 +55,7 @@ describe('check --probe in real namespaces', {skip}, () => {
       assert.ok(a.evidence.some((e) => e.startsWith('1500-byte packets') && e.endsWith(': no reply')), a.evidence.join('\n'))
       const b = report.findings.find((f) => f.node === 'node-b')!
       assert.match(b.message, /path MTU to node-a .* the path reports an MTU of 1400\)$/)
+      assert.equal(b.severity, 'warning', 'the path reports its MTU: path MTU discovery can adapt')
       assert.ok(b.evidence.some((e) => e.includes('Frag needed and DF set (mtu = 1400)')), b.evidence.join('\n'))
     })
   })

@@ -1,7 +1,8 @@
 // NODE-019: the path MTU between nodes, measured (issue #19 item 3, `check --probe`). The probe itself is a collection
 // step (core/collection/mtu-probe.ts builds the commands, src/app/live/probe.ts runs them and leaves the `mtu-probe`
 // artifact); this check only reads what the pings said. Replies at the device MTU: fine. No reply at the device MTU but
-// replies at a smaller size: packets of the device's MTU are lost on the way, which is what makes large responses hang.
+// replies at a smaller size: packets of the device's MTU are lost on the way, which is what makes large responses hang
+// (an error when they vanish silently, a warning when the path reports its MTU and path MTU discovery can adapt).
 // No reply at any size: the peer does not answer ICMP (or is unreachable) and nothing can be told: not a finding.
 import {MTU_PROBE_ARTIFACT, headerBytes, parseMtuProbe, type ProbeAttempt, type ProbePeer, readPing} from '../../collection/mtu-probe.js'
 import type {CheckContext, CheckOutcome, CheckSpec, FindingDraft} from '../types.js'
@@ -17,6 +18,8 @@ export const NODE_PATH_MTU: CheckSpec = {
     '(only addresses the Node objects hold): `ip -d -j route get ADDRESS` for the device the kernel sends through, then `ping -n -M do -c 2 -W 1 -s SIZE ADDRESS` ' +
     "with SIZE = that device's MTU (from `ip -j -d link show`) minus 28 bytes of IPv4 and ICMP headers (48 for IPv6, `ping -6`): don't-fragment packets of exactly " +
     'the device MTU. Only when they get no reply, the same at 1472 bytes (a 1500-byte packet, where the device MTU is larger) and at 56 bytes. ' +
+    'Lost silently (no "fragmentation needed" / "packet too big" from the path, no path MTU learned) is an error: a black hole. Where the path reports its ' +
+    'MTU, path MTU discovery works for the sender and the finding is a warning. ' +
     'The result is kept in the node\'s `mtu-probe` artifact (each command, its exit code and output). A peer that answers no size at all cannot be judged ' +
     '(ICMP filtered, or unreachable): the check says so and raises nothing. Overlay (tunnel) MTUs are not probed; NODE-007 compares them with the underlay.',
   why:
@@ -72,12 +75,22 @@ function judgePeer(p: ProbePeer): Verdict {
   const largest = Math.max(...answered.map((a) => packet(p, a.size)))
   const learned = r0.fragNeededMtu ?? r0.localMtu ?? p.cachedMtu
   const device = p.device !== undefined && p.deviceMtu !== undefined ? `${p.device}'s MTU (${p.deviceMtu})` : 'the device MTU'
+  const sizes = `${packet(p, first.size)}-byte packets get no reply, ${largest}-byte packets do`
   return {
     kind: 'fail',
     draft: {
-      message:
-        `path MTU to ${who} is below ${device}: large packets hang ` +
-        `(${packet(p, first.size)}-byte packets get no reply, ${largest}-byte packets do${learned !== undefined ? `; the path reports an MTU of ${learned}` : ''})`,
+      // Silent loss is the black hole: nothing tells the sender, TCP retries the same size until it gives up. Where the
+      // path answers "fragmentation needed" (or the kernel has learned a path MTU from such an answer), path MTU
+      // discovery works for this sender: TCP shrinks its packets, and only traffic that cannot (UDP, tunnels with DF,
+      // senders whose ICMP is dropped further in) loses large packets. That is a warning, not an outage.
+      ...(learned === undefined
+        ? {message: `path MTU to ${who} is below ${device}: large packets hang (${sizes}, and nothing on the way reports the path MTU)`}
+        : {
+            message:
+              `path MTU to ${who} is ${learned}, below ${device}: large packets depend on path MTU discovery and hang wherever its ICMP or fragments are dropped ` +
+              `(${sizes}; the path reports an MTU of ${learned})`,
+            severity: 'warning' as const,
+          }),
       subject: {kind: 'path', name: `${p.address} (${p.node})`, ...(p.device !== undefined ? {in: p.device} : {})},
       evidence: [
         ...(p.device !== undefined ? [`route to ${p.address}: dev ${p.device}, MTU ${p.deviceMtu ?? 'unknown'}${p.cachedMtu !== undefined ? `, path MTU the kernel has learned: ${p.cachedMtu}` : ''} (\`${p.route.command}\`)`] : []),

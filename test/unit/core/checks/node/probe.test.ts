@@ -39,8 +39,12 @@ describe('NODE-019 path MTU (check --probe)', async () => {
   it('fires on the real black hole with the sizes, the commands and what each said', () => {
     const out = run(hole.cluster, hole.a)
     assert.equal(out.status, 'failed')
-    const [f] = (out as {findings: Array<{message: string; evidence?: string[]; subject: unknown}>}).findings
-    assert.equal(f!.message, "path MTU to node-b (10.77.2.2) is below eth0's MTU (1500): large packets hang (1500-byte packets get no reply, 84-byte packets do)")
+    const [f] = (out as {findings: Array<{message: string; evidence?: string[]; subject: unknown; severity?: string}>}).findings
+    assert.equal(
+      f!.message,
+      "path MTU to node-b (10.77.2.2) is below eth0's MTU (1500): large packets hang (1500-byte packets get no reply, 84-byte packets do, and nothing on the way reports the path MTU)",
+    )
+    assert.equal(f!.severity, undefined, "the spec's severity: error")
     assert.deepEqual(f!.subject, {kind: 'path', name: '10.77.2.2 (node-b)', in: 'eth0'})
     assert.deepEqual(f!.evidence, [
       'route to 10.77.2.2: dev eth0, MTU 1500 (`ip -d -j route get 10.77.2.2`)',
@@ -49,10 +53,15 @@ describe('NODE-019 path MTU (check --probe)', async () => {
     ])
   })
 
-  it('names the path MTU a router reported ("Frag needed") when there is one', () => {
-    const out = run(hole.cluster, hole.b) as {status: string; findings: Array<{message: string}>}
+  it('a path that reports its MTU ("Frag needed") is a warning naming it: path MTU discovery can adapt there', () => {
+    const out = run(hole.cluster, hole.b) as {status: string; findings: Array<{message: string; severity?: string}>}
     assert.equal(out.status, 'failed')
-    assert.match(out.findings[0]!.message, /^path MTU to node-a \(10\.77\.1\.2\) is below eth0's MTU \(1500\): .*; the path reports an MTU of 1400\)$/)
+    assert.equal(
+      out.findings[0]!.message,
+      "path MTU to node-a (10.77.1.2) is 1400, below eth0's MTU (1500): large packets depend on path MTU discovery and hang wherever its ICMP or fragments " +
+        'are dropped (1500-byte packets get no reply, 84-byte packets do; the path reports an MTU of 1400)',
+    )
+    assert.equal(out.findings[0]!.severity, 'warning')
   })
 
   it('passes where the device-MTU ping got replies', () => {
