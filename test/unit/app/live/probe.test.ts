@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
-import {probeNodes} from '../../../../src/app/live/probe.js'
+import {checkLiveProbed, probeNodes} from '../../../../src/app/live/probe.js'
 import {MTU_PROBE_ARTIFACT, type MtuProbeRecord, parseMtuProbe} from '../../../../src/core/collection/mtu-probe.js'
 import type {Node} from '../../../../src/core/model/k8s.js'
 import type {NodeSnapshot} from '../../../../src/core/model/snapshot.js'
+import type {Environment} from '../../../../src/ports/environment.js'
 import type {ExecResult, NodeTransport} from '../../../../src/ports/node-transport.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {FIXTURES} from '../../../support/golden.js'
@@ -101,5 +102,11 @@ describe('probeNodes', () => {
     assert.equal(record(a!).notRun, 'the node could not be reached again for the probe: ssh: connect to host 10.77.2.2 port 22: Connection refused')
     assert.equal(record(b!).notRun, 'the node was not collected')
     assert.equal(connects, 1)
+  })
+
+  it('--probe with --in-cluster is a usage error before anything is read (the agent cannot ping between nodes)', async () => {
+    const flags = {'in-cluster': true, via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m'}
+    const o = {areas: undefined, tool: {name: 'node-doctor', version: 'test'}, command: 'check --all --probe --in-cluster'}
+    await assert.rejects(checkLiveProbed([], flags, {} as Environment, o), {name: 'UsageError', message: /^--probe works over the node transports \(--via ssh\|pod\), not with --in-cluster$/})
   })
 })
