@@ -24,7 +24,12 @@ const CASES = [
 for (const c of CASES) {
   const t = buildProbeTopology(c.midMtu === undefined ? {} : {midMtu: c.midMtu})
   try {
-    const nodes = await probeTopology(t, await collectTopology(t))
+    // The layout discovery reads /proc, which a network namespace shares with this machine: its processes (another
+    // test's kubelet) are not the namespace node's, so that artifact is left out (NODE-019 does not read it).
+    const nodes = (await probeTopology(t, await collectTopology(t))).map((n) => {
+      const {layout: _, ...artifacts} = n.artifacts
+      return {...n, artifacts}
+    })
     const path = join(ROOT, c.dir)
     rmSync(path, {recursive: true, force: true})
     await writeBundle(path, {

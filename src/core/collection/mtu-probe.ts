@@ -6,7 +6,7 @@
 // Per peer, node A runs:
 //   1. `ip -d -j route get ADDRESS`: the device the kernel really sends through (policy rules included) and any path MTU
 //      it has already learned for ADDRESS (the route's `mtu` metric);
-//   2. `ping -n -M do -c 2 -W 1 -s SIZE ADDRESS` with SIZE = that device's MTU (from the snapshot's `ip -j -d link`)
+//   2. `ping -4 -n -M do -c 2 -W 1 -s SIZE ADDRESS` with SIZE = that device's MTU (from the snapshot's `ip -j -d link`)
 //      minus the IP and ICMP headers (IPv4 20 + 8 = 28, IPv6 40 + 8 = 48; `-6` for IPv6): packets of exactly the
 //      device's MTU with DF set;
 //   3. only when (2) got no reply: the same at fallback sizes (a 1500-byte packet where the device MTU is larger, then
@@ -22,7 +22,7 @@ export const MTU_PROBE_ARTIFACT = 'mtu-probe'
 /** First line of the artifact's JSON `format` field. */
 export const MTU_PROBE_FORMAT = 'node-doctor-mtu-probe/1'
 /** What the artifact's `source` says (the exact commands are in the record, per attempt). */
-export const MTU_PROBE_SOURCE = '`ip -d -j route get ADDRESS` and `ping -n -M do -c 2 -W 1 -s SIZE ADDRESS` to each other selected node\'s InternalIP (--probe)'
+export const MTU_PROBE_SOURCE = '`ip -d -j route get ADDRESS` and `ping -4|-6 -n -M do -c 2 -W 1 -s SIZE ADDRESS` to each other selected node\'s InternalIP (--probe)'
 
 /** IP + ICMP echo header bytes: what a packet of `-s SIZE` adds to SIZE. */
 export function headerBytes(family: IpFamily): number {

@@ -15,7 +15,7 @@ export const NODE_PATH_MTU: CheckSpec = {
   title: 'The path MTU to another node is below the device MTU: packets of the device MTU are lost on the way and large responses hang (--probe)',
   looksAt:
     'Runs only with `check --probe` and at least two nodes selected (off by default; it sends traffic). From each node, to each other selected node\'s InternalIP ' +
-    '(only addresses the Node objects hold): `ip -d -j route get ADDRESS` for the device the kernel sends through, then `ping -n -M do -c 2 -W 1 -s SIZE ADDRESS` ' +
+    '(only addresses the Node objects hold): `ip -d -j route get ADDRESS` for the device the kernel sends through, then `ping -4 -n -M do -c 2 -W 1 -s SIZE ADDRESS` ' +
     "with SIZE = that device's MTU (from `ip -j -d link show`) minus 28 bytes of IPv4 and ICMP headers (48 for IPv6, `ping -6`): don't-fragment packets of exactly " +
     'the device MTU. Only when they get no reply, the same at 1472 bytes (a 1500-byte packet, where the device MTU is larger) and at 56 bytes. ' +
     'Lost silently (no "fragmentation needed" / "packet too big" from the path, no path MTU learned) is an error: a black hole. Where the path reports its ' +
