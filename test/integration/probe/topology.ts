@@ -79,6 +79,8 @@ export function buildProbeTopology(options: {midMtu?: number; dualStack?: boolea
     for (const [i, s] of spec.entries()) {
       ip('netns', 'add', s.ns)
       ip('-n', s.ns, 'link', 'set', 'lo', 'up')
+      // A Kubernetes node forwards (NODE-001): the bundles made from these nodes stay clean but for what they plant.
+      exec(s.ns, ['sysctl', '-qw', 'net.ipv4.ip_forward=1'])
       const a = `ndpr${i}${tag}n`
       const b = `ndpr${i}${tag}m`
       ip('link', 'add', a, 'type', 'veth', 'peer', 'name', b)
