@@ -282,7 +282,11 @@ export interface PingResult {
   toolProblem?: string
 }
 
-/** Reads iputils ping output (stdout and stderr together). Never throws. */
+/**
+ * Reads iputils ping output (stdout and stderr together). Never throws. NOTE: the messages matched are iputils'
+ * (20221126, checked in namespaces here); BusyBox ping has no -M and prints its usage, which reads as a tool problem
+ * (not verified against a BusyBox build).
+ */
 export function readPing(output: string, exitCode: number | null): PingResult {
   const out: PingResult = {}
   const stats = /(\d+) packets transmitted, (\d+) (?:packets )?received/.exec(output)
