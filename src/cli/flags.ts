@@ -180,3 +180,11 @@ export const podRestartFlags = {
   'verify-timeout': Flags.string({summary: 'How long to keep re-checking a node after its new pod is Ready.', default: '1m', helpGroup: 'REPAIR'}),
   'poll-interval': Flags.string({summary: 'Pause between polls and re-checks.', default: '2s', helpGroup: 'REPAIR'}),
 }
+
+/** `check --probe` (src/app/live/probe.ts): don't-fragment pings between the selected nodes' InternalIPs (NODE-019). */
+export const probeFlags = {
+  probe: Flags.boolean({
+    summary: "Also measure the path MTU between the selected nodes (at least two): don't-fragment pings of each device's MTU to the other nodes' InternalIPs (NODE-019). Off by default: it sends traffic.",
+    helpGroup: 'SELECTION',
+  }),
+}

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, probeFlags, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
 import type {ProfileSelection} from '../core/checks/registry.js'
 
 export default class Check extends BaseCommand {
@@ -17,16 +17,19 @@ export default class Check extends BaseCommand {
     '<%= config.bin %> check -l node-role.kubernetes.io/worker -o json --fail-on warning',
     '<%= config.bin %> check worker-1 --via local',
     '<%= config.bin %> check --all --in-cluster',
+    '<%= config.bin %> check worker-1 worker-2 --probe',
   ]
 
   static override strict = false
   static override args = {node: Args.string({ignoreStdin: true, description: 'Node name(s).'})}
-  static override flags = {...selectionFlags, ...areaFlags, ...profileFlags('incident'), ...transportFlags, ...inClusterFlags, ...reportFlags, ...kubeFlags, ...commonFlags}
+  static override flags = {...selectionFlags, ...areaFlags, ...profileFlags('incident'), ...transportFlags, ...inClusterFlags, ...reportFlags, ...kubeFlags, ...commonFlags, ...probeFlags}
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Check)
     const [{checkLive}, {environment}] = await Promise.all([import('../app/live/check.js'), import('../transports/connect.js')])
-    const report = await checkLive(argv as string[], flags, environment(flags), {
+    // --probe: the same check with the path-MTU probe between collection and analysis (NODE-019).
+    const live = flags.probe ? (await import('../app/live/probe.js')).checkLiveProbed : checkLive
+    const report = await live(argv as string[], flags, environment(flags), {
       areas: parseAreas(flags.only),
       profile: flags.profile as ProfileSelection,
       tool: {name: 'node-doctor', version: this.config.version},

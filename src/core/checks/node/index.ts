@@ -12,6 +12,7 @@ import {checkNodeLocalDnsClusterDns, NODE_LOCAL_DNS_CLUSTER_DNS} from './cluster
 import {NODE_OVERLAY_MTU, NODE_POD_MTU, NODE_RP_FILTER_ASYMMETRIC, NODE_RP_FILTER_CALICO_LOOSE} from './specs.js'
 import {checkConfiguredMtu, checkMtuDrift, checkRoutedPodMtu} from './mtu-config.js'
 import {NODE_CONFIGURED_MTU, NODE_MTU_DRIFT, NODE_ROUTED_POD_MTU} from './specs.js'
+import {checkPathMtu, NODE_PATH_MTU} from './probe.js'
 
 export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_IP_FORWARD, run: checkIpForward},
@@ -32,4 +33,6 @@ export const NODE_CHECKS: readonly Check[] = [
   {spec: NODE_CONFIGURED_MTU, run: checkConfiguredMtu},
   {spec: NODE_MTU_DRIFT, run: checkMtuDrift},
   {spec: NODE_ROUTED_POD_MTU, run: checkRoutedPodMtu},
+  // issue #19 item 3: the measured path MTU between nodes (check --probe)
+  {spec: NODE_PATH_MTU, run: checkPathMtu},
 ]
