@@ -116,6 +116,9 @@ describe('check --in-cluster (agent DaemonSet) against the test API server', {sk
     assert.deepEqual(report.nodes.map((n) => [n.name, n.status]), [['node-a', 'unhealthy'], ['node-b', 'healthy']])
     assert.deepEqual(report.findings.map((f) => [f.node, f.id]), [['node-a', 'IPT-003']])
     assert.match(r.stderr, /agent: DaemonSet created in namespace node-doctor-[0-9a-f]{8} for 2 node\(s\)\n[^]*agent: namespace node-doctor-[0-9a-f]{8} deleted\n/)
+    // This cluster's Nodes have a plain kubelet version and no providerID, and it has no kubeadm-config: the run
+    // mounts every layout's directories and says so before it creates anything.
+    assert.match(r.stderr, /^WARNING: the layout of node\(s\) node-a, node-b cannot be told from the API [^\n]* creates them, empty: \/etc\/rancher, \/home\/kubernetes, [^\n]*\nagent: DaemonSet created/m)
     assert.deepEqual(agentObjects(), [], 'namespace, service account, DaemonSet and pods are gone')
 
     // The same snapshots, as a bundle with the cluster read the same way, through `analyze`.
