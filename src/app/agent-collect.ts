@@ -32,8 +32,10 @@ export async function agentDocument(transport: NodeTransport, options: AgentColl
   return {document: encodeAgentDocument(snapshot), collectedAt: snapshot.collectedAt}
 }
 
-/** `agent manifests`: the objects `check --in-cluster` would create, as YAML (the default image is this version's). */
-/** `layouts`: mount only those layouts' directories, as a run over nodes of those layouts does (absent: every layout's). */
+/**
+ * `agent manifests`: the objects `check --in-cluster` would create, as YAML (the default image is this version's).
+ * `layouts`: mount only those layouts' directories, as a run over nodes of those layouts does (absent: every layout's).
+ */
 export function agentManifestsText(o: {runId: string; image?: string | undefined; version: string; areas?: Area[] | undefined; nodeNames?: string[] | undefined; commandTimeoutMs: number; layouts?: Distribution[] | undefined}): string {
   const {objects} = agentManifests({
     runId: o.runId,
