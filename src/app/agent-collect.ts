@@ -4,6 +4,7 @@ import {encodeAgentDocument} from '../core/agent/document.js'
 import {agentManifests, defaultAgentImage, manifestsYaml} from '../core/agent/manifests.js'
 import {agentPlan} from '../core/agent/privileges.js'
 import {commandLine} from '../core/collection/plan.js'
+import type {Distribution} from '../core/layout/known-layouts.js'
 import type {Area} from '../core/model/report.js'
 import type {NodeSnapshot} from '../core/model/snapshot.js'
 import type {NodeTransport} from '../ports/node-transport.js'
@@ -31,14 +32,18 @@ export async function agentDocument(transport: NodeTransport, options: AgentColl
   return {document: encodeAgentDocument(snapshot), collectedAt: snapshot.collectedAt}
 }
 
-/** `agent manifests`: the objects `check --in-cluster` would create, as YAML (the default image is this version's). */
-export function agentManifestsText(o: {runId: string; image?: string | undefined; version: string; areas?: Area[] | undefined; nodeNames?: string[] | undefined; commandTimeoutMs: number}): string {
+/**
+ * `agent manifests`: the objects `check --in-cluster` would create, as YAML (the default image is this version's).
+ * `layouts`: mount only those layouts' directories, as a run over nodes of those layouts does (absent: every layout's).
+ */
+export function agentManifestsText(o: {runId: string; image?: string | undefined; version: string; areas?: Area[] | undefined; nodeNames?: string[] | undefined; commandTimeoutMs: number; layouts?: Distribution[] | undefined}): string {
   const {objects} = agentManifests({
     runId: o.runId,
     image: o.image ?? defaultAgentImage(o.version),
     ...(o.areas ? {areas: o.areas} : {}),
     ...(o.nodeNames ? {nodeNames: o.nodeNames} : {}),
     commandTimeoutSeconds: Math.max(1, Math.ceil(o.commandTimeoutMs / 1000)),
+    ...(o.layouts ? {layouts: o.layouts} : {}),
   })
   return manifestsYaml(objects)
 }

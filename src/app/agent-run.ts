@@ -4,11 +4,12 @@
 // fails, or writes a corrupt document gets a fatal collection error saying why; the others are still reported.
 import pLimit from 'p-limit'
 import {AgentDocumentError, readAgentDocument} from '../core/agent/document.js'
+import {agentLayoutScope, unresolvedLayoutWarning} from '../core/agent/layout-scope.js'
 import {AGENT_CONTAINER, AGENT_DAEMONSET, agentManifests, agentPodSelector} from '../core/agent/manifests.js'
 import {agentPodState, uncollectedSnapshot} from '../core/agent/pod-state.js'
 import type {Node, Pod} from '../core/model/k8s.js'
 import type {Area} from '../core/model/report.js'
-import type {NodeSnapshot} from '../core/model/snapshot.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../core/model/snapshot.js'
 import type {AgentApi} from '../ports/agent.js'
 import {ClusterAccessError} from '../ports/cluster.js'
 
@@ -25,6 +26,12 @@ export interface AgentRunOptions {
   nodes: readonly Node[]
   /** Every node of the cluster is selected: the DaemonSet gets no node affinity. */
   allNodes: boolean
+  /**
+   * The cluster as read for this run: each target node's layout is resolved from it, so the DaemonSet mounts only
+   * the directories of the layouts the target nodes have (a node whose layout it does not tell: every layout's, with
+   * a warning). Absent: every known layout's directories, as `agent manifests` prints them.
+   */
+  cluster?: ClusterSnapshot
   /** Per command on the node, handed to the agent. */
   commandTimeoutMs: number
   /** From creation until every node is done; what is left then becomes collection errors. */
@@ -59,12 +66,16 @@ const STOPPED = 'the run was stopped before this node was read'
 
 export async function collectWithAgents(api: AgentApi, o: AgentRunOptions): Promise<AgentRunResult> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const scope = o.cluster ? agentLayoutScope(o.cluster, o.nodes) : undefined
+  const unresolved = scope ? unresolvedLayoutWarning(scope, o.areas) : undefined
+  if (unresolved) o.warn(unresolved)
   const manifests = agentManifests({
     runId: o.runId,
     image: o.image,
     ...(o.areas ? {areas: o.areas} : {}),
     ...(o.allNodes ? {} : {nodeNames: o.nodes.map((n) => n.metadata.name)}),
     commandTimeoutSeconds: Math.max(1, Math.ceil(o.commandTimeoutMs / 1000)),
+    ...(scope ? {layouts: scope.layouts} : {}),
   })
   const ns = manifests.namespace
 

@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {after, afterEach, before, describe, it} from 'node:test'
 import {readClusterSnapshot} from '../../src/app/read-cluster.js'
 import {readAgentDocument} from '../../src/core/agent/document.js'
+import {agentLayoutScope} from '../../src/core/agent/layout-scope.js'
 import {agentPlan, type HostMount} from '../../src/core/agent/privileges.js'
 import {ABSENT_HEADER, FILE_HEADER} from '../../src/core/collection/plan.js'
 import {KNOWN_LAYOUTS, knownLayout} from '../../src/core/layout/known-layouts.js'
@@ -115,6 +116,9 @@ describe('check --in-cluster (agent DaemonSet) against the test API server', {sk
     assert.deepEqual(report.nodes.map((n) => [n.name, n.status]), [['node-a', 'unhealthy'], ['node-b', 'healthy']])
     assert.deepEqual(report.findings.map((f) => [f.node, f.id]), [['node-a', 'IPT-003']])
     assert.match(r.stderr, /agent: DaemonSet created in namespace node-doctor-[0-9a-f]{8} for 2 node\(s\)\n[^]*agent: namespace node-doctor-[0-9a-f]{8} deleted\n/)
+    // This cluster's Nodes have a plain kubelet version and no providerID, and it has no kubeadm-config: the run
+    // mounts every layout's directories and says so before it creates anything.
+    assert.match(r.stderr, /^WARNING: the layout of node\(s\) node-a, node-b cannot be told from the API [^\n]* creates them, empty: \/etc\/rancher, \/home\/kubernetes, [^\n]*\nagent: DaemonSet created/m)
     assert.deepEqual(agentObjects(), [], 'namespace, service account, DaemonSet and pods are gone')
 
     // The same snapshots, as a bundle with the cluster read the same way, through `analyze`.
@@ -195,14 +199,18 @@ describe('check --in-cluster (agent DaemonSet) against the test API server', {sk
 // the node's files are only those the agent's read-only mounts show (at the same paths), its processes are all
 // visible (host PID namespace); the built CLI's `agent collect --only kubelet` runs there as the DaemonSet's
 // container would. The kubelet config each layout really uses is read from its own path, and discovery resolves
-// the layout from the node (not from the API alone). Container mounts themselves are not exercised here (no
-// container runtime): test/unit/core/agent/privileges.test.ts proves the mounts cover these paths.
+// the layout from the node (not from the API alone). The mounts are those of a run over this layout's nodes: the
+// layouts the API tells for them (core/agent/layout-scope.ts), so a layout's own directories are enough for it.
+// Container mounts themselves are not exercised here (no container runtime): test/unit/core/agent/privileges.test.ts
+// proves the mounts cover these paths.
 describe("agent collect on each known layout, seeing only the agent's mounts", {skip: layoutNodeSkipReason()}, () => {
-  const {mounts} = agentPlan(['kubelet']).privileges
   const shown = (m: readonly HostMount[], path: string) => m.some((x) => x.path === path || (x.type === '' && path.startsWith(`${x.path}/`)))
   for (const make of LAYOUTS) {
     const layout = make()
     it(`${layout.name}: the kubelet config from /${layout.dnsFile}, the layout from the node`, () => {
+      const cluster = layout.cluster()
+      const scope = agentLayoutScope(cluster, cluster.nodes.filter((n) => n.metadata.name === layout.node))
+      const {mounts} = agentPlan(['kubelet'], scope.layouts).privileges
       const visible = Object.fromEntries(Object.entries(layout.files).filter(([p]) => shown(mounts, `/${p}`)))
       const hidden = Object.keys(layout.files).filter((p) => !(p in visible))
       const node = createLayoutNode(visible, layout.processes)
@@ -221,6 +229,8 @@ describe("agent collect on each known layout, seeing only the agent's mounts", {
         const resolved = resolveLayout({node: layout.node, cluster: layout.cluster(), discovery})
         assert.equal(resolved.discovered, true)
         assert.ok(layout.summary.startsWith(`${knownLayout(resolved.distribution).title} `), `${resolved.distribution} for "${layout.summary}": ${resolved.evidence.join('; ')}`)
+        // The API told the same layout the node shows (else the run mounts every layout's directories and says so).
+        assert.ok(scope.layouts.includes(resolved.distribution) || scope.layouts.includes('unknown'), `API: ${scope.layouts.join(',')}, node: ${resolved.distribution}`)
 
         // The file the layout's kubelet really uses: its --config (kubelet-config) or a --config-dir drop-in.
         const config = artifacts['kubelet-config']!
@@ -246,9 +256,10 @@ describe("agent collect on each known layout, seeing only the agent's mounts", {
 // --config=PATH (seen through the host PID namespace), and the same node with no kubelet process (the script then
 // tries the layouts' known paths). Either way the agent reads the file from the layout's own path.
 describe('agent collect reads the kubelet config at every known layout path', {skip: layoutNodeSkipReason()}, () => {
-  const {mounts} = agentPlan(['kubelet']).privileges
-  const shown = (path: string) => mounts.some((x) => x.path === path || (x.type === '' && path.startsWith(`${x.path}/`)))
   for (const row of KNOWN_LAYOUTS.filter((l) => l.kubelet.configPaths.length > 0)) {
+    // The mounts of a run over nodes of this layout only.
+    const {mounts} = agentPlan(['kubelet'], [row.distribution]).privileges
+    const shown = (path: string) => mounts.some((x) => x.path === path || (x.type === '' && path.startsWith(`${x.path}/`)))
     const path = row.kubelet.configPaths[0]!
     for (const running of [true, false]) {
       it(`${row.title}: ${path}${running ? ' named by the running kubelet' : ', no kubelet process visible'}`, () => {

@@ -109,7 +109,7 @@ export function inClusterSource(names: string[], flags: InClusterFlags, areas: A
       h.targets(cluster, selected.map((n) => n.metadata.name), access.context)
       const runner = env.agents(connection)
       await collectWithAgents(runner.api, {
-        ...agentRunOptions(flags, runner, {selected, all, now, version, ...(areas ? {areas} : {}), ...options}),
+        ...agentRunOptions(flags, runner, {selected, all, now, version, ...(areas ? {areas} : {}), ...options, cluster}),
         onEvent: (e) => e.type === 'node-done' && h.nodeDone(e.snapshot),
         warn: (m) => warnings.add(m),
         ...(signal ? {signal} : {}),

@@ -3,6 +3,7 @@
 import {defaultAgentImage} from '../../core/agent/manifests.js'
 import type {Node} from '../../core/model/k8s.js'
 import type {Area} from '../../core/model/report.js'
+import type {ClusterSnapshot} from '../../core/model/snapshot.js'
 import {parseDuration} from '../../duration.js'
 import {UsageError} from '../../errors.js'
 import type {AgentRunner, Environment, TextSink} from '../../ports/environment.js'
@@ -28,7 +29,7 @@ export async function collectInCluster(
   }
   const runner = env.agents(connection)
   const result = await collectWithAgents(runner.api, {
-    ...agentRunOptions(flags, runner, {...options, selected, all, now}),
+    ...agentRunOptions(flags, runner, {...options, selected, all, now, cluster}),
     onEvent: progress(env.stderr, Boolean(env.stderr.isTTY) && !flags.quiet, selected.length, say),
     warn: (m) => env.stderr.write(`${m}\n`),
   })
@@ -46,7 +47,7 @@ export function checkInClusterFlags(flags: InClusterFlags): void {
 export function agentRunOptions(
   flags: InClusterFlags,
   runner: AgentRunner,
-  o: {selected: Node[]; all: boolean; areas?: Area[]; version: string; now: () => Date; pollMs?: number},
+  o: {selected: Node[]; all: boolean; areas?: Area[]; version: string; now: () => Date; pollMs?: number; cluster?: ClusterSnapshot},
 ): Omit<AgentRunOptions, 'onEvent' | 'warn'> {
   const timeoutMs = parseDuration(flags.timeout, 'timeout')
   const nodeTimeoutMs = parseDuration(flags['node-timeout'], 'node-timeout')
@@ -56,6 +57,7 @@ export function agentRunOptions(
     ...(o.areas ? {areas: o.areas} : {}),
     nodes: o.selected,
     allNodes: o.all,
+    ...(o.cluster ? {cluster: o.cluster} : {}),
     commandTimeoutMs: timeoutMs,
     waitTimeoutMs: agentWaitMs(nodeTimeoutMs, o.selected.length),
     ...(o.pollMs ? {pollMs: o.pollMs} : {}),

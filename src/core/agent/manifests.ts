@@ -3,6 +3,7 @@
 // DaemonSet. No Role, ClusterRole or binding: the agent never talks to the API (the CLI reads the cluster once and
 // reads each agent's result from its pod log).
 import {stringify} from 'yaml'
+import type {Distribution} from '../layout/known-layouts.js'
 import type {KubeObject} from '../model/k8s.js'
 import {COMPONENT_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RUN_LABEL} from '../model/managed-objects.js'
 import type {Area} from '../model/report.js'
@@ -16,6 +17,8 @@ export const AGENT_NAMESPACE_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}
 export const AGENT_DAEMONSET = 'node-doctor-agent'
 export const AGENT_SERVICE_ACCOUNT = 'node-doctor-agent'
 export const AGENT_CONTAINER = 'agent'
+/** On the DaemonSet of a run: the target nodes' layouts its host mounts are for (core/agent/layout-scope.ts). */
+export const MOUNTS_FOR_LAYOUTS_ANNOTATION = 'node-doctor.io/mounts-for-layouts'
 /** emptyDir where the agent drops its "done" file; the readiness probe looks for it. */
 export const AGENT_STATE_DIR = '/run/node-doctor'
 export const AGENT_DONE_FILE = `${AGENT_STATE_DIR}/done`
@@ -44,6 +47,11 @@ export interface AgentManifestOptions {
   nodeNames?: readonly string[]
   /** Per-command timeout handed to the agent, in seconds. */
   commandTimeoutSeconds: number
+  /**
+   * The target nodes' layouts (core/agent/layout-scope.ts): the directories only other layouts have are not mounted.
+   * Absent, or with `unknown` among them: every known layout's directories (what `agent manifests` and deploy/ show).
+   */
+  layouts?: readonly Distribution[]
 }
 
 export interface AgentManifests {
@@ -57,7 +65,7 @@ export interface AgentManifests {
  * selected areas need a host namespace, a host mount or a capability outside `baseline`, else `baseline`.
  */
 export function agentManifests(o: AgentManifestOptions): AgentManifests {
-  const {privileges} = agentPlan(o.areas)
+  const {privileges} = agentPlan(o.areas, o.layouts)
   const namespace = agentNamespace(o.runId)
   const labels = {[MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [COMPONENT_LABEL]: COMPONENT_AGENT, [RUN_LABEL]: o.runId}
   const privileged = privileges.hostNetwork || privileges.hostPID || privileges.mounts.length > 0 || privileges.capabilities.length > 0
@@ -134,7 +142,8 @@ export function agentManifests(o: AgentManifestOptions): AgentManifests {
   const ds = {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
-    metadata: {name: AGENT_DAEMONSET, namespace, labels},
+    // Which layouts' directories the pods mount, for whoever reviews the DaemonSet (absent: every known layout's).
+    metadata: {name: AGENT_DAEMONSET, namespace, labels, ...(o.layouts ? {annotations: {[MOUNTS_FOR_LAYOUTS_ANNOTATION]: [...new Set(o.layouts)].sort().join(',')}} : {})},
     spec: {
       selector: {matchLabels: {[COMPONENT_LABEL]: COMPONENT_AGENT, [RUN_LABEL]: o.runId}},
       // Every node at once: the agent is collected once and deleted, there is nothing to roll.

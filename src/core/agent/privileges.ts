@@ -3,7 +3,7 @@
 // union over the items of the selected areas and nothing more. Items a container cannot run without full
 // privileges are listed as unavailable with the reason, and the agent records that reason as the artifact's error.
 import {KUBELET_CONFIG_CANDIDATES, LAYOUT_LISTED_DIRS, LAYOUT_PATHS, type PlanItem, planFor} from '../collection/plan.js'
-import {KNOWN_LAYOUT_HOST_PATHS, KNOWN_LAYOUTS} from '../layout/known-layouts.js'
+import {type Distribution, KNOWN_LAYOUT_HOST_PATHS, KNOWN_LAYOUTS} from '../layout/known-layouts.js'
 import type {Area} from '../model/report.js'
 
 export type Capability = 'NET_ADMIN' | 'NET_RAW'
@@ -137,6 +137,36 @@ export const KUBELET_CONFIG_MOUNTS: MountPlan = hostMountsFor([...KUBELET_CONFIG
 /** The kubelet-dropins script: the running kubelet's --config-dir (any known layout's) or the kubelet's default. */
 export const KUBELET_DROPIN_MOUNTS: MountPlan = hostMountsFor([KUBELET_DEFAULT_CONFIG_DIR, ...KNOWN_LAYOUTS.flatMap((l) => l.kubelet.configDirs)], 'kubelet drop-ins')
 
+// -------------------------------------------------------------------------------------------------------------
+// Which layouts have each mount's directory. A run mounts a directory only when a target node's layout has it
+// (core/agent/layout-scope.ts resolves each node's layout from the API before the DaemonSet is created), so the
+// runtime does not create it, empty, on nodes of other layouts. The agent is one DaemonSet for every target node:
+// the mounts are the union over the target nodes' layouts. A node whose layout the API does not tell (`unknown`)
+// gets every layout's directories, as before, and the run says so.
+
+/**
+ * The directories only some layouts have, with those layouts. Every other mount is kept on every run: /var/lib/kubelet
+ * is the kubelet's root directory on every layout (k3s's and RKE2's kubelets included); /etc/kubernetes (kubeadm's
+ * kubelet.conf and manifests, EKS's, Bottlerocket's and Talos's kubelet config, GKE's manifests, the kubelet's default
+ * --config-dir), /etc/default (deb packages' kubelet flags, AKS's kubelet config), /etc/containerd and /etc/cni are
+ * kubeadm's or the packages' paths that most nodes have, whatever built them; /etc/os-release and /etc/resolv.conf
+ * are `File` mounts (never created). NOTE: that k3s and RKE2 nodes have no /etc/kubernetes or /etc/containerd
+ * unless something else made them is unverified, so those stay on every run (the docs name them).
+ */
+export const LAYOUT_SCOPED_MOUNTS: Readonly<Record<string, readonly Distribution[]>> = {
+  '/etc/rancher': ['k3s', 'rke2'],
+  '/home/kubernetes': ['gke-cos'],
+  '/var/lib/rancher/k3s/agent/etc': ['k3s'],
+  '/var/lib/rancher/rke2/agent/etc': ['rke2'],
+}
+
+/** Whether a run for nodes of these layouts mounts `path` (every layout's directories when a layout is unknown). */
+export function mountedFor(path: string, layouts: readonly Distribution[] | undefined): boolean {
+  const only = LAYOUT_SCOPED_MOUNTS[path]
+  if (only === undefined || layouts === undefined || layouts.includes('unknown')) return true
+  return only.some((l) => layouts.includes(l))
+}
+
 /** Netfilter and IPVS state: the host's network namespace, and NET_ADMIN (+ NET_RAW for the xtables getsockopt). */
 const NETFILTER: ItemNeeds = {hostNetwork: true, capabilities: ['NET_ADMIN', 'NET_RAW']}
 const NETLINK_ADMIN: ItemNeeds = {hostNetwork: true, capabilities: ['NET_ADMIN']}
@@ -224,9 +254,10 @@ export interface AgentPlan {
 /**
  * The plan for the selected areas (all when none), split into what the agent can run and what it cannot, with the
  * privileges the runnable part needs. A plan item without an entry in AGENT_PRIVILEGES is skipped (fail closed:
- * no privilege is granted that nobody declared).
+ * no privilege is granted that nobody declared). `layouts`: the target nodes' layouts; the directories of other layouts
+ * are not mounted (LAYOUT_SCOPED_MOUNTS); absent, or with `unknown` among them, every layout's are.
  */
-export function agentPlan(areas?: readonly Area[]): AgentPlan {
+export function agentPlan(areas?: readonly Area[], layouts?: readonly Distribution[]): AgentPlan {
   const plan: PlanItem[] = []
   const skipped: AgentPlan['skipped'] = []
   const caps = new Set<Capability>()
@@ -247,7 +278,7 @@ export function agentPlan(areas?: readonly Area[]): AgentPlan {
     hostNetwork ||= p.hostNetwork === true
     hostPID ||= p.hostPID === true
     for (const c of p.capabilities ?? []) caps.add(c)
-    for (const m of p.mounts ?? []) mounts.set(m.path, m)
+    for (const m of p.mounts ?? []) if (mountedFor(m.path, layouts)) mounts.set(m.path, m)
   }
   return {
     plan,

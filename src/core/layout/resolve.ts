@@ -108,6 +108,16 @@ export function resolveLayout(input: LayoutInputs): ResolvedLayout {
 // -------------------------------------------------------------------------------------------------------------
 // distribution
 
+/**
+ * The node's distribution from the API alone (its Node object and the cluster's objects, no discovery from the
+ * node), with the evidence: what resolveLayout concludes for a node that was not examined. Cheap (no CNI or
+ * Services resolution), for callers that need only the distribution of many nodes (the in-cluster agent's mounts).
+ */
+export function distributionFromApi(cluster: ClusterSnapshot, node: Node): {distribution: Distribution; evidence: string[]} {
+  const evidence: string[] = []
+  return {distribution: resolveDistribution(undefined, node, cluster, evidence), evidence}
+}
+
 function has(d: LayoutDiscovery | undefined, path: string): boolean {
   return d !== undefined && (d.paths.includes(path) || d.files.includes(path))
 }
