@@ -278,7 +278,7 @@ export function refuseOutsideConfigMap(before: {cluster: ClusterSnapshot; nodes:
   const groups = [...byRemedy]
   throw new UsageError(
     `not switching kube-proxy to ${to}: changing its ConfigMap would not change the mode on ${groups.map(([, g]) => `${g.nodes.join(', ')} (${g.reason})`).join('; ')}; nothing was changed`,
-    groups.map(([remedy, g]) => `${g.nodes.join(', ')}: ${remedy}.`).join('\n'),
+    groups.map(([remedy, g]) => `${g.nodes.join(', ')}: ${remedy}.`).join('\n  '),
   )
 }
 

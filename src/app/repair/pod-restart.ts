@@ -152,7 +152,7 @@ export async function runPodRestart(target: RestartTarget, deps: PodRestartDeps,
     // Nothing can be restarted through the API: refuse before asking anything, naming what to run on each node.
     throw new RepairRefusedError(
       `not restarting ${target.component}: ${refused.map((n) => `${n.node}: ${n.refused!.reason}`).join('; ')}; nothing was changed`,
-      refused.map((n) => `On ${n.node}, ${n.refused!.remedy}.`).join('\n'),
+      refused.map((n) => `On ${n.node}, ${n.refused!.remedy}.`).join('\n  '),
     )
   }
   if (todo.length === 0) {
