@@ -131,7 +131,7 @@ export async function checkRepairPermissions(api: Pick<ClusterWriter, 'canI'>, q
 export async function runPodRestart(target: RestartTarget, deps: PodRestartDeps, options: PodRestartOptions): Promise<PodRestartResult> {
   const clock = deps.clock ?? systemClock
   const before = await deps.check(options.nodes, target.areas)
-  const plan = planPodRestarts(target, before.cluster, before.report, options.nodes, {...(options.force ? {force: true} : {}), layouts: restartLayouts(before.cluster, before.nodes)})
+  const plan = planPodRestarts(target, before.cluster, before.report, options.nodes, {...(options.force ? {force: true} : {}), ...(target.refusal ? {layouts: restartLayouts(before.cluster, before.nodes)} : {})})
   const planText = formatRestartPlan(plan)
   const finish = (decision: PodRestartResult['decision'], results: NodeRestartResult[], after: Map<string, Report>): PodRestartResult => {
     const report = beforeAfterReport(before.report, after, options.metadata)

@@ -158,6 +158,39 @@ describe('fix kube-proxy on a DaemonSet layout is unchanged', () => {
   })
 })
 
+describe('fix kube-proxy over a k3s node and a DaemonSet node together', () => {
+  it('the DaemonSet node is planned, the k3s node is listed as refused with its command; the run goes on (--force)', async () => {
+    const k3s = await layoutBundle('k3s-flannel', {'rancher-config': k3sDropIn('nftables'), 'proxy-mode': 'iptables'})
+    const eks = await layoutBundle('eks-al2023', {})
+    // The EKS node joins the k3s node's cluster as node-2 (a live API gives its pod a uid).
+    const rename = <T>(x: T): T => JSON.parse(JSON.stringify(x).replaceAll('"node-1"', '"node-2"')) as T
+    const cluster: ClusterSnapshot = {
+      ...k3s.cluster,
+      nodes: [...k3s.cluster.nodes, ...rename(eks.cluster.nodes)],
+      pods: [...k3s.cluster.pods, ...rename(eks.cluster.pods).map((p) => ({...p, metadata: {...p.metadata, uid: 'uid-2'}}))],
+      daemonSets: [...k3s.cluster.daemonSets, ...eks.cluster.daemonSets],
+      configMaps: [...k3s.cluster.configMaps, ...eks.cluster.configMaps],
+    }
+    const nodes = [k3s.node, rename(eks.node)]
+    const asked: string[] = []
+    const {api, calls} = recordingApi()
+    const deps: PodRestartDeps = {
+      api: api as unknown as PodRestartDeps['api'],
+      check: async (_n, areas) => ({cluster, nodes, report: analyzeSnapshots(cluster, nodes, {areas: [...areas], metadata: META})}),
+      confirm: async (text) => (asked.push(text), 'dry-run'),
+      audit: {audit: {prepare: async () => {}, append: async () => {}, location: '/dev/null'}, warn: () => {}},
+      progress: () => {},
+    }
+    const r = await runPodRestart(KUBE_PROXY_TARGET, deps, {...OPTIONS, nodes: ['node-1', 'node-2'], force: true})
+    assert.equal(r.decision, 'dry-run')
+    assert.match(asked[0]!, /^  node-1: not restarted: kube-proxy is embedded in the k3s server process on this node .*\n    instead, restart k3s on the node: `systemctl restart k3s`\./m)
+    assert.match(asked[0]!, /^  node-2: delete pod kube-system\/kube-proxy-9xk2d \(uid uid-2\)$/m)
+    assert.deepEqual(r.results.map((x) => [x.node, x.outcome]), [['node-1', 'refused']])
+    assert.match(r.results[0]!.message, /; instead, restart k3s on the node: `systemctl restart k3s`/)
+    assert.ok(!calls.some((c) => c.startsWith('deletePod')))
+  })
+})
+
 function modeDeps(s: {cluster: ClusterSnapshot; node: NodeSnapshot}) {
   const {api, calls} = recordingApi()
   const deps: ModeChangeDeps = {
