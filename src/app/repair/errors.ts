@@ -16,3 +16,14 @@ export class NodeReadError extends NodeDoctorError {
     super(message, {exitCode: ExitCode.PARTIAL, hint})
   }
 }
+
+/**
+ * The repair cannot be done the way this command does it on the node's layout (kube-proxy embedded in k3s, a static
+ * pod); the message says why and the hint names the command to run on the node instead. Nothing was changed and the
+ * findings that asked for the repair remain: exit 1.
+ */
+export class RepairRefusedError extends NodeDoctorError {
+  constructor(message: string, hint: string) {
+    super(message, {exitCode: ExitCode.FINDINGS, hint})
+  }
+}

@@ -248,3 +248,49 @@ export function verifyMode(report: Pick<Report, 'findings' | 'results'>, node: s
 export function isProxyMode(s: string): s is ProxyModeName {
   return (PROXY_MODES as readonly string[]).includes(s)
 }
+
+/** Where a node keeps kube-proxy's mode when no ConfigMap sets it: why `fix kube-proxy-mode` refuses, and what to edit. */
+export interface ModeRefusal {
+  reason: string
+  remedy: string
+}
+
+/**
+ * `fix kube-proxy-mode` changes the mode in the kube-proxy ConfigMap (kube-proxy, or EKS's kube-proxy-config key
+ * `config`). On k3s (kube-proxy-arg of the k3s process), RKE2 (kube-proxy-arg, from which rke2 writes the static pod
+ * manifest when it starts) and other static pods (GKE's kube-proxy.manifest: its flags) no ConfigMap sets it, so
+ * the change would switch nothing: refuse, naming where this layout keeps the mode (`now`: the configured mode and
+ * its source, core/layout/kube-proxy-mode.ts through the PROXY checks' configuredModeOf) and what to edit.
+ * Undefined for a DaemonSet (or unknown) placement.
+ */
+export function modeChangeRefusal(
+  layout: {distribution: string; kubeProxy: {where: string; detail: string}},
+  now: {configured: {mode: string; source: string}} | {configuredUnknown: string},
+  to: ProxyModeName,
+): ModeRefusal | undefined {
+  const current = 'configured' in now ? `now ${now.configured.mode}: ${now.configured.source}` : now.configuredUnknown
+  if (layout.kubeProxy.where === 'embedded') {
+    return {
+      reason: `kube-proxy is embedded in k3s, which passes it the mode from kube-proxy-arg, not from a ConfigMap (${current})`,
+      remedy:
+        `on every k3s node set \`kube-proxy-arg: [proxy-mode=${to}]\` in /etc/rancher/k3s/config.yaml (a file in /etc/rancher/k3s/config.yaml.d or a kube-proxy-arg on the k3s command line wins over it: change it there if it is set there), ` +
+        'then restart k3s one node at a time: `systemctl restart k3s` on a server, `systemctl restart k3s-agent` on an agent (the whole k3s process restarts; pods keep running)'
+    }
+  }
+  if (layout.kubeProxy.where !== 'static-pod') return undefined
+  if (layout.distribution === 'rke2') {
+    return {
+      reason: `RKE2 runs kube-proxy as a static pod whose manifest it writes from kube-proxy-arg when it starts; no ConfigMap sets the mode (${current})`,
+      remedy:
+        `on every RKE2 node set \`kube-proxy-arg: [proxy-mode=${to}]\` in /etc/rancher/rke2/config.yaml, then restart rke2 one node at a time: ` +
+        '`systemctl restart rke2-server` on a server, `systemctl restart rke2-agent` on an agent; rke2 then writes /var/lib/rancher/rke2/agent/pod-manifests/kube-proxy.yaml again (an edit of that manifest alone is undone when rke2 restarts)',
+    }
+  }
+  const manifest = /^static pod (\S+)/.exec(layout.kubeProxy.detail)?.[1] ?? 'the kube-proxy static pod manifest'
+  return {
+    reason: `kube-proxy runs as a static pod configured by the flags in its manifest ${manifest}; no ConfigMap sets the mode (${current})`,
+    remedy:
+      `on every node set --proxy-mode=${to} in ${manifest}; the kubelet restarts the pod when its manifest changes` +
+      (layout.distribution === 'gke-cos' ? '. On GKE the node image writes that manifest, so the edit is lost when the node is re-created (unverified)' : ''),
+  }
+}

@@ -3,11 +3,13 @@
 // precondition; only the mode value's bytes change) → restart kube-proxy one node at a time, verifying the new
 // mode's dataplane and reporting the old mode's leftovers → on the first node that fails: stop and roll back
 // (restore the ConfigMap byte-identical, restart the nodes already switched), when allowed.
-import {kubeProxyPodOn} from '../../core/checks/proxy-mode/facts.js'
+import {configuredModeOf, kubeProxyPodOn} from '../../core/checks/proxy-mode/facts.js'
 import {proxyFacts} from '../../core/checks/proxy-mode/facts.js'
+import {NodeFacts} from '../../core/facts/node-facts.js'
 import type {AuditActor, AuditOutcome} from '../../core/model/audit.js'
 import type {ConfigMap} from '../../core/model/k8s.js'
 import type {Area, Report, ReportMetadata, Severity} from '../../core/model/report.js'
+import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
 import {NodeDoctorError, UsageError} from '../../errors.js'
 import {ExitCode, type ExitCodeValue, exitCodeForReport} from '../../exit-codes.js'
 import {type AccessQuery, ClusterAccessError, type ClusterReader, type ClusterWriter} from '../../ports/cluster.js'
@@ -16,6 +18,7 @@ import {
   changedConfigMap,
   formatPrerequisites,
   isProxyMode,
+  modeChangeRefusal,
   modeLineDiff,
   modePrerequisites,
   type Prerequisite,
@@ -94,6 +97,7 @@ export async function runModeChange(deps: ModeChangeDeps, options: ModeChangeOpt
   const clock = deps.clock ?? systemClock
   const to = options.to
   const before = await deps.check(options.nodes, MODE_AREAS)
+  refuseOutsideConfigMap(before, to)
   let cm: ConfigMap | undefined
   for (const name of CONFIGMAP_NAMES) if ((cm = await deps.api.getConfigMap(NS, name))) break
   if (!cm) throw new UsageError(`no kube-proxy ConfigMap in ${NS} (looked for ${CONFIGMAP_NAMES.join(', ')})`, 'kube-proxy may be configured by flags only; change --proxy-mode in its DaemonSet instead.')
@@ -253,6 +257,29 @@ export async function runModeChange(deps: ModeChangeDeps, options: ModeChangeOpt
     await record(t.node, t.pod, outcome, `mode ${from}`, outcome === 'rolled-back' ? `mode ${from}` : 'unverified', r.message)
   }
   return finish('applied', {planText, results, backupPath, rolledBack: true}, after)
+}
+
+/**
+ * Refuses (UsageError, nothing changed) when a node's layout keeps kube-proxy's mode outside the ConfigMap this
+ * command edits (k3s's kube-proxy-arg, RKE2's kube-proxy-arg, a static pod's manifest): the layout is the one the
+ * checks resolve (core/layout through the node's facts). Nodes with the same remedy are named together.
+ */
+export function refuseOutsideConfigMap(before: {cluster: ClusterSnapshot; nodes: readonly NodeSnapshot[]}, to: ProxyModeName): void {
+  const byRemedy = new Map<string, {reason: string; nodes: string[]}>()
+  for (const n of before.nodes) {
+    const facts = NodeFacts.of(before.cluster, n)
+    const refusal = modeChangeRefusal(facts.resolvedLayout, configuredModeOf(facts), to)
+    if (!refusal) continue
+    const group = byRemedy.get(refusal.remedy) ?? {reason: refusal.reason, nodes: []}
+    group.nodes.push(n.node)
+    byRemedy.set(refusal.remedy, group)
+  }
+  if (byRemedy.size === 0) return
+  const groups = [...byRemedy]
+  throw new UsageError(
+    `not switching kube-proxy to ${to}: changing its ConfigMap would not change the mode on ${groups.map(([, g]) => `${g.nodes.join(', ')} (${g.reason})`).join('; ')}; nothing was changed`,
+    groups.map(([remedy, g]) => `${g.nodes.join(', ')}: ${remedy}.`).join('\n  '),
+  )
 }
 
 /** Restarts the node's kube-proxy and re-checks until it runs `mode` cleanly or the verify timeout passes. */

@@ -6,6 +6,7 @@ import {isCalicoNodePod} from '../../core/checks/routes/calico.js'
 import type {Pod} from '../../core/model/k8s.js'
 import {type Area, buildReport, type Finding, type Report, type ReportMetadata, severityAtLeast} from '../../core/model/report.js'
 import type {ClusterSnapshot} from '../../core/model/snapshot.js'
+import type {ResolvedLayout} from '../../core/layout/resolve.js'
 import type {AccessQuery} from '../../ports/cluster.js'
 
 /** A DaemonSet-managed node agent that `fix` restarts by deleting its pod. */
@@ -25,6 +26,58 @@ export interface RestartTarget {
   /** The pod of this component on `node` in the snapshot, if any. */
   podOn(cluster: ClusterSnapshot, node: string): Pod | undefined
   isPod(pod: Pod): boolean
+  /** Why deleting the pod would not restart the component on a node of this layout, and what to run instead. */
+  refusal?(layout: RestartLayout, pod: Pod | undefined): RestartRefusal | undefined
+}
+
+/** What the plan needs of a node's resolved layout (core/layout, the same one the checks use). */
+export interface RestartLayout {
+  distribution: ResolvedLayout['distribution']
+  kubeProxy: Pick<ResolvedLayout['kubeProxy'], 'where' | 'detail'>
+  /** `server` or `agent` for a k3s node whose process the discovery saw. */
+  k3sRole?: string
+}
+
+/** A node where the restart is refused: why, and the exact command to run on the node instead. */
+export interface RestartRefusal {
+  reason: string
+  remedy: string
+}
+
+/** RKE2 ships crictl in its data dir with a config naming its containerd socket (docs.rke2.io reference/cli_tools). */
+const RKE2_CRICTL = 'CRI_CONFIG_FILE=/var/lib/rancher/rke2/agent/etc/crictl.yaml /var/lib/rancher/rke2/bin/crictl'
+
+/**
+ * kube-proxy by layout: a DaemonSet pod is restarted by deleting it (undefined: no refusal). A static pod's mirror
+ * pod is only the API's view of a pod the kubelet runs from a manifest: deleting it does not stop the container
+ * (the kubelet recreates the mirror), so the container is stopped on the node and the kubelet starts it again.
+ * k3s embeds kube-proxy in its own process: the only restart is k3s's, which is never done for the user.
+ * NOTE: `fix kube-proxy` runs nothing on the node (it restarts through the API only), so both are remedies to run.
+ * Facts: k3s's install script names the unit `k3s` for a server and `k3s-agent` for an agent and writes
+ * KillMode=process, so a restart leaves the pods' containers running (k3s-io/k3s install.sh). That GKE's COS nodes
+ * have `crictl` on the PATH is unverified.
+ */
+export function kubeProxyRestartRefusal(layout: RestartLayout, pod: Pod | undefined): RestartRefusal | undefined {
+  const where = layout.kubeProxy.where
+  if (where === 'embedded') {
+    const unit = layout.k3sRole === 'agent' ? '`systemctl restart k3s-agent`' : layout.k3sRole === 'server' ? '`systemctl restart k3s`' : '`systemctl restart k3s` on a server, `systemctl restart k3s-agent` on an agent'
+    const role = layout.k3sRole === 'server' || layout.k3sRole === 'agent' ? `k3s ${layout.k3sRole}` : 'k3s'
+    return {
+      reason: `kube-proxy is embedded in the ${role} process on this node (${layout.kubeProxy.detail}): there is no kube-proxy pod to delete`,
+      remedy:
+        `restart k3s on the node: ${unit}. This restarts the whole k3s process (its kubelet, kube-proxy and flannel` +
+        `${layout.k3sRole === 'agent' ? '' : ', and on a server the control plane'}); running pods keep running (the k3s unit's KillMode=process leaves their containers alone). node-doctor never restarts k3s itself`,
+    }
+  }
+  if (where === 'static-pod') {
+    const crictl = layout.distribution === 'rke2' ? RKE2_CRICTL : 'crictl'
+    const stop = layout.distribution === 'rke2' ? `${RKE2_CRICTL} stop $(${RKE2_CRICTL} ps --name kube-proxy -q)` : 'crictl stop $(crictl ps --name kube-proxy -q)'
+    return {
+      reason: `kube-proxy runs as a static pod on this node (${layout.kubeProxy.detail}): deleting its mirror pod${pod ? ` ${pod.metadata.namespace ?? 'kube-system'}/${pod.metadata.name}` : ''} does not restart the container`,
+      remedy: `stop the kube-proxy container on the node and the kubelet starts it again from its manifest: \`${stop}\`${crictl === 'crictl' ? '' : ` (RKE2's own crictl and its config)`}`,
+    }
+  }
+  return undefined
 }
 
 const COMMON_READS: readonly AccessQuery[] = [
@@ -45,6 +98,7 @@ export const KUBE_PROXY_TARGET: RestartTarget = {
   verificationReads: [...COMMON_READS, {verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'kube-proxy'}, {verb: 'list', resource: 'daemonsets', group: 'apps', namespace: 'kube-system'}],
   podOn: kubeProxyPodOn,
   isPod: isKubeProxyPod,
+  refusal: kubeProxyRestartRefusal,
 }
 
 export const CALICO_NODE_TARGET: RestartTarget = {
@@ -79,6 +133,8 @@ export interface NodeRestartPlan {
   findings: Finding[]
   /** Why nothing is done on this node; absent when the pod is restarted. */
   skip?: string
+  /** Set when the node needs the restart but its layout does not allow it through the pod (skip says why too). */
+  refused?: RestartRefusal
 }
 
 export interface RestartPlan {
@@ -97,13 +153,22 @@ export function justifyingFindings(target: RestartTarget, report: Pick<Report, '
  * Plans the restarts. A node without justifying findings is skipped ("nothing to fix") unless `force`; a node
  * without the pod, or whose pod has no uid to make the delete precise, is skipped with that reason.
  */
-export function planPodRestarts(target: RestartTarget, cluster: ClusterSnapshot, before: Report, nodes: readonly string[], options: {force?: boolean} = {}): RestartPlan {
+export function planPodRestarts(
+  target: RestartTarget,
+  cluster: ClusterSnapshot,
+  before: Report,
+  nodes: readonly string[],
+  options: {force?: boolean; layouts?: ReadonlyMap<string, RestartLayout>} = {},
+): RestartPlan {
   const planned = nodes.map((node): NodeRestartPlan => {
     const findings = justifyingFindings(target, before, node)
     const pod = target.podOn(cluster, node)
     const lost = before.collectionErrors.find((e) => e.node === node && e.fatal)
     if (lost) return {node, findings, skip: `the node could not be collected (${lost.message})`}
     if (findings.length === 0 && !options.force) return {node, findings, skip: 'nothing to fix'}
+    const layout = options.layouts?.get(node)
+    const refused = layout && target.refusal ? target.refusal(layout, pod) : undefined
+    if (refused) return {node, findings, skip: `refused: ${refused.reason}`, refused}
     if (!pod) return {node, findings, skip: `no ${target.component} pod on the node (in ${target.namespaces.join(' or ')})`}
     if (pod.metadata.uid === undefined) return {node, findings, skip: `the ${target.component} pod ${pod.metadata.name} has no uid`}
     return {node, findings, pod: {namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name, uid: pod.metadata.uid}}
@@ -134,6 +199,11 @@ export function describeAccess(q: AccessQuery): string {
 export function formatRestartPlan(plan: RestartPlan): string {
   const lines: string[] = [`Plan: restart ${plan.target.component} (delete its pod; its DaemonSet recreates it on the same node)`]
   for (const n of plan.nodes) {
+    if (n.refused) {
+      lines.push(`  ${n.node}: not restarted: ${n.refused.reason}`, `    instead, ${n.refused.remedy}`)
+      for (const f of n.findings) lines.push(`    because ${f.id} ${f.severity}: ${f.message}`)
+      continue
+    }
     if (!n.pod) {
       lines.push(`  ${n.node}: skip (${n.skip})`)
       continue

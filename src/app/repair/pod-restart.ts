@@ -10,7 +10,9 @@ import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
 import {AccessError} from '../../errors.js'
 import {type ExitCodeValue, exitCodeForReport} from '../../exit-codes.js'
 import {type AccessQuery, ClusterAccessError, type ClusterReader, type ClusterWriter} from '../../ports/cluster.js'
+import {NodeFacts} from '../../core/facts/node-facts.js'
 import {recordRepair, type RecordRepairDeps} from './audit.js'
+import {RepairRefusedError} from './errors.js'
 import {
   BEFORE_SUFFIX,
   beforeAfterReport,
@@ -24,6 +26,7 @@ import {
   type PodRef,
   type RestartPlan,
   restartBatches,
+  type RestartLayout,
   type RestartTarget,
 } from './pod-restart-plan.js'
 
@@ -69,7 +72,7 @@ export interface PodRestartDeps {
   clock?: RepairClock
 }
 
-export type NodeOutcome = 'repaired' | 'not-converged' | 'replacement-timeout' | 'delete-failed' | 'skipped' | 'not-attempted'
+export type NodeOutcome = 'repaired' | 'not-converged' | 'replacement-timeout' | 'delete-failed' | 'skipped' | 'refused' | 'not-attempted'
 
 export interface NodeRestartResult {
   node: string
@@ -88,6 +91,22 @@ export interface PodRestartResult {
   report: Report
   /** From the state after the run: the after report of restarted nodes, the before report of the others. */
   exitCode: ExitCodeValue
+}
+
+/**
+ * Each collected node's layout as the checks resolved it (core/layout through the node's facts): where kube-proxy
+ * runs, and k3s's role from the discovery's process list.
+ */
+export function restartLayouts(cluster: ClusterSnapshot, nodes: readonly NodeSnapshot[]): Map<string, RestartLayout> {
+  const out = new Map<string, RestartLayout>()
+  for (const n of nodes) {
+    const facts = NodeFacts.of(cluster, n)
+    const layout = facts.resolvedLayout
+    const discovery = facts.layoutDiscovery()
+    const role = discovery?.ok ? discovery.value.kubelet?.role : undefined
+    out.set(n.node, {distribution: layout.distribution, kubeProxy: {where: layout.kubeProxy.where, detail: layout.kubeProxy.detail}, ...(role === undefined ? {} : {k3sRole: role})})
+  }
+  return out
 }
 
 /** Permissions the user lacks, refused before anything changes. Names each one. Exit 4. */
@@ -112,7 +131,7 @@ export async function checkRepairPermissions(api: Pick<ClusterWriter, 'canI'>, q
 export async function runPodRestart(target: RestartTarget, deps: PodRestartDeps, options: PodRestartOptions): Promise<PodRestartResult> {
   const clock = deps.clock ?? systemClock
   const before = await deps.check(options.nodes, target.areas)
-  const plan = planPodRestarts(target, before.cluster, before.report, options.nodes, options.force ? {force: true} : {})
+  const plan = planPodRestarts(target, before.cluster, before.report, options.nodes, {...(options.force ? {force: true} : {}), ...(target.refusal ? {layouts: restartLayouts(before.cluster, before.nodes)} : {})})
   const planText = formatRestartPlan(plan)
   const finish = (decision: PodRestartResult['decision'], results: NodeRestartResult[], after: Map<string, Report>): PodRestartResult => {
     const report = beforeAfterReport(before.report, after, options.metadata)
@@ -123,9 +142,19 @@ export async function runPodRestart(target: RestartTarget, deps: PodRestartDeps,
     )
     return {decision, plan, planText, results, report, exitCode}
   }
-  const skipped = plan.nodes.filter((n) => !n.pod).map((n): NodeRestartResult => ({node: n.node, outcome: 'skipped', message: n.skip ?? 'skipped'}))
+  const skipped = plan.nodes
+    .filter((n) => !n.pod)
+    .map((n): NodeRestartResult => (n.refused ? {node: n.node, outcome: 'refused', message: `${n.refused.reason}; instead, ${n.refused.remedy}`} : {node: n.node, outcome: 'skipped', message: n.skip ?? 'skipped'}))
 
   const todo = plan.nodes.filter((n): n is NodeRestartPlan & {pod: PodRef} => n.pod !== undefined)
+  const refused = plan.nodes.filter((n) => n.refused)
+  if (todo.length === 0 && refused.length > 0) {
+    // Nothing can be restarted through the API: refuse before asking anything, naming what to run on each node.
+    throw new RepairRefusedError(
+      `not restarting ${target.component}: ${refused.map((n) => `${n.node}: ${n.refused!.reason}`).join('; ')}; nothing was changed`,
+      refused.map((n) => `On ${n.node}, ${n.refused!.remedy}.`).join('\n  '),
+    )
+  }
   if (todo.length === 0) {
     deps.progress(`Nothing to fix: no finding on ${options.nodes.join(', ')} is one a ${target.component} restart repairs.`)
     return finish('nothing-to-fix', skipped, new Map())

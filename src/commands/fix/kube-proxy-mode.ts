@@ -13,7 +13,10 @@ export default class FixKubeProxyMode extends BaseCommand {
     'value (update with resourceVersion precondition), and restarts kube-proxy one node at a time, verifying that ' +
     'each runs the new mode cleanly (proxy-mode checks; the rule diff for iptables) and reporting the old mode\'s ' +
     'leftovers. On the first node that fails it stops and rolls back: the ConfigMap is restored byte for byte and the ' +
-    'nodes already switched are restarted (--rollback-on-failure, on by default with --yes; asked on a terminal).'
+    'nodes already switched are restarted (--rollback-on-failure, on by default with --yes; asked on a terminal). ' +
+    'The ConfigMap is kube-system/kube-proxy, or kube-proxy-config (key `config`) on EKS. Where no ConfigMap sets ' +
+    'the mode (k3s and RKE2: kube-proxy-arg in /etc/rancher/{k3s,rke2}/config.yaml; a static pod: its manifest\'s ' +
+    'flags) it refuses (exit 2, nothing changed) and says what to edit on the nodes.'
 
   static override examples = [
     '<%= config.bin %> fix kube-proxy-mode --to nftables --dry-run',

@@ -255,4 +255,6 @@ const OTHER_TOOLS = new Set([
   // curl, touch
   'max-time',
   'reference',
+  // crictl ps (--name: container name regex; cri-tools cmd/crictl/container.go)
+  'name',
 ])

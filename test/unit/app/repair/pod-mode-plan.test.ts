@@ -8,6 +8,7 @@ import {
   BACKUP_ANNOTATION,
   changedConfigMap,
   formatPrerequisites,
+  modeChangeRefusal,
   modePrerequisites,
   restoredConfigMap,
   setModeInConfig,
@@ -152,5 +153,29 @@ describe('verifyMode', () => {
     assert.deepEqual(verifyMode(r('passed', [f('PROXY-007')]), 'node-a', 'nftables').problems, ['PROXY-007: PROXY-007 message'])
     assert.equal(verifyMode(r('passed', [f('IPT-003')]), 'node-a', 'iptables').ok, false)
     assert.equal(verifyMode(r('passed', [f('IPT-003')]), 'node-a', 'nftables').ok, true)
+  })
+})
+
+describe('modeChangeRefusal (#17): layouts where no ConfigMap sets the mode', () => {
+  const now = {configured: {mode: 'iptables', source: 'default (no --proxy-mode in /etc/kubernetes/manifests/kube-proxy.manifest: iptables on Linux)'}}
+
+  it('a DaemonSet layout (kubeadm, EKS kube-proxy-config) is not refused', () => {
+    assert.equal(modeChangeRefusal({distribution: 'eks-al2023', kubeProxy: {where: 'daemonset', detail: 'DaemonSet kube-system/kube-proxy, ConfigMap kube-system/kube-proxy-config key config'}}, now, 'nftables'), undefined)
+    assert.equal(modeChangeRefusal({distribution: 'unknown', kubeProxy: {where: 'unknown', detail: 'not seen'}}, now, 'nftables'), undefined)
+  })
+
+  it("GKE's static pod: the manifest's flag to edit, and that the node image owns the file", () => {
+    const r = modeChangeRefusal({distribution: 'gke-cos', kubeProxy: {where: 'static-pod', detail: 'static pod /etc/kubernetes/manifests/kube-proxy.manifest'}}, now, 'ipvs')!
+    assert.equal(
+      r.reason,
+      'kube-proxy runs as a static pod configured by the flags in its manifest /etc/kubernetes/manifests/kube-proxy.manifest; no ConfigMap sets the mode (now iptables: default (no --proxy-mode in /etc/kubernetes/manifests/kube-proxy.manifest: iptables on Linux))',
+    )
+    assert.match(r.remedy, /^on every node set --proxy-mode=ipvs in \/etc\/kubernetes\/manifests\/kube-proxy\.manifest; the kubelet restarts the pod when its manifest changes\. On GKE/)
+  })
+
+  it('an unknown configured mode is said as such (k3s without its config files)', () => {
+    const r = modeChangeRefusal({distribution: 'k3s', kubeProxy: {where: 'embedded', detail: 'embedded in k3s'}}, {configuredUnknown: 'k3s keeps kube-proxy\'s mode in kube-proxy-arg, which was not read'}, 'nftables')!
+    assert.match(r.reason, /\(k3s keeps kube-proxy's mode in kube-proxy-arg, which was not read\)$/)
+    assert.match(r.remedy, /`kube-proxy-arg: \[proxy-mode=nftables\]` in \/etc\/rancher\/k3s\/config\.yaml/)
   })
 })

@@ -9,7 +9,9 @@ import {
   converged,
   formatRestartPlan,
   KUBE_PROXY_TARGET,
+  kubeProxyRestartRefusal,
   planPodRestarts,
+  type RestartLayout,
   readyReplacement,
   restartBatches,
 } from '../../../../src/app/repair/pod-restart-plan.js'
@@ -100,6 +102,69 @@ describe('planPodRestarts', () => {
     const plan = planPodRestarts(KUBE_PROXY_TARGET, cluster(), before, ['node-a'], {force: true})
     assert.deepEqual(plan.nodes.map((n) => [n.node, n.pod, n.skip]), [['node-a', undefined, 'the node could not be collected (connection refused)']])
     assert.deepEqual(plan.permissions, [])
+  })
+})
+
+describe('kube-proxy by layout (#17)', () => {
+  const layout = (distribution: RestartLayout['distribution'], where: RestartLayout['kubeProxy']['where'], detail: string, k3sRole?: string): RestartLayout => ({
+    distribution,
+    kubeProxy: {where, detail},
+    ...(k3sRole === undefined ? {} : {k3sRole}),
+  })
+  const k3s = (role?: string) => layout('k3s', 'embedded', 'embedded in k3s (no kube-proxy-arg: k3s defaults)', role)
+
+  it('a DaemonSet pod (or an unknown placement) is restarted as before', () => {
+    assert.equal(kubeProxyRestartRefusal(layout('kubeadm', 'daemonset', 'DaemonSet kube-system/kube-proxy, ConfigMap kube-system/kube-proxy key config.conf'), undefined), undefined)
+    assert.equal(kubeProxyRestartRefusal(layout('unknown', 'unknown', 'not seen'), undefined), undefined)
+  })
+
+  it('k3s: the unit of the role the discovery saw (k3s / k3s-agent), both when the role is unknown; never done for the user', () => {
+    assert.match(kubeProxyRestartRefusal(k3s('server'), undefined)!.remedy, /^restart k3s on the node: `systemctl restart k3s`\. This restarts the whole k3s process \(its kubelet, kube-proxy and flannel, and on a server the control plane\)/)
+    const agent = kubeProxyRestartRefusal(k3s('agent'), undefined)!
+    assert.match(agent.reason, /^kube-proxy is embedded in the k3s agent process on this node/)
+    assert.match(agent.remedy, /^restart k3s on the node: `systemctl restart k3s-agent`\. This restarts the whole k3s process \(its kubelet, kube-proxy and flannel\); running pods keep running/)
+    assert.match(kubeProxyRestartRefusal(k3s(), undefined)!.remedy, /`systemctl restart k3s` on a server, `systemctl restart k3s-agent` on an agent/)
+    assert.match(kubeProxyRestartRefusal(k3s(), undefined)!.remedy, /node-doctor never restarts k3s itself$/)
+  })
+
+  it("a static pod outside RKE2 (GKE's kube-proxy.manifest): plain crictl, and the mirror pod is named", () => {
+    const mirror = pod('kube-system', 'kube-proxy-gke-c1-pool-1-abcd', 'node-a', {component: 'kube-proxy'})
+    assert.deepEqual(kubeProxyRestartRefusal(layout('gke-cos', 'static-pod', 'static pod /etc/kubernetes/manifests/kube-proxy.manifest'), mirror), {
+      reason: 'kube-proxy runs as a static pod on this node (static pod /etc/kubernetes/manifests/kube-proxy.manifest): deleting its mirror pod kube-system/kube-proxy-gke-c1-pool-1-abcd does not restart the container',
+      remedy: 'stop the kube-proxy container on the node and the kubelet starts it again from its manifest: `crictl stop $(crictl ps --name kube-proxy -q)`',
+    })
+  })
+
+  it('the plan refuses only nodes that need the restart; the others restart or skip as before, and the plan text says what to run', () => {
+    const c = cluster()
+    const layouts = new Map<string, RestartLayout>([
+      ['node-a', layout('kubeadm', 'daemonset', 'DaemonSet kube-system/kube-proxy')],
+      ['node-b', k3s('agent')],
+      ['node-c', k3s('server')],
+    ])
+    const before = report(['node-a', 'node-b', 'node-c'], [finding('node-a', 'IPT-003'), finding('node-b', 'PROXY-003')])
+    const plan = planPodRestarts(KUBE_PROXY_TARGET, c, before, ['node-a', 'node-b', 'node-c'], {layouts})
+    assert.deepEqual(
+      plan.nodes.map((n) => [n.node, n.pod?.name, n.refused !== undefined, n.skip?.replace(/:.*/, '')]),
+      [
+        ['node-a', 'kube-proxy-a', false, undefined],
+        ['node-b', undefined, true, 'refused'],
+        ['node-c', undefined, false, 'nothing to fix'],
+      ],
+    )
+    assert.equal(
+      formatRestartPlan(plan).split('\n').slice(3, 6).join('\n'),
+      '  node-b: not restarted: kube-proxy is embedded in the k3s agent process on this node (embedded in k3s (no kube-proxy-arg: k3s defaults)): there is no kube-proxy pod to delete\n' +
+        "    instead, restart k3s on the node: `systemctl restart k3s-agent`. This restarts the whole k3s process (its kubelet, kube-proxy and flannel); running pods keep running (the k3s unit's KillMode=process leaves their containers alone). node-doctor never restarts k3s itself\n" +
+        '    because PROXY-003 error: PROXY-003 on node-b',
+    )
+    // Only the restartable node's pod namespace is asked for.
+    assert.deepEqual(plan.permissions.filter((q) => q.verb === 'delete'), [{verb: 'delete', resource: 'pods', namespace: 'kube-system'}])
+  })
+
+  it('calico-node has no layout refusal', () => {
+    const plan = planPodRestarts(CALICO_NODE_TARGET, cluster(), report(['node-a'], [finding('node-a', 'RT-001')]), ['node-a'], {layouts: new Map([['node-a', k3s('server')]])})
+    assert.equal(plan.nodes[0]!.pod?.name, 'calico-node-a')
   })
 })
 
