@@ -177,7 +177,10 @@ describe('kubectl node-doctor check --via pod', {skip: netnsUnavailable()}, () =
     assert.equal(saves.length, 1)
     assert.deepEqual(saves[0]!.command.slice(0, 9), ['nsenter', '-t', '1', '-m', '-u', '-i', '-n', '-p', '--'])
     assert.equal(saves[0]!.netns, ns.name)
-    assert.equal(saves[0]!.exitCode, 0)
+    // The transport hangs up once both streams carry the batch's end markers (a daemon the script started may hold
+    // them open), so on a loaded machine the shell can be killed (137) between its last marker and its exit: the
+    // report above, built from that output, is the proof the command ran; a hang-up before the end would fail it.
+    assert.ok(saves[0]!.exitCode === 0 || saves[0]!.hungUp, `exit ${saves[0]!.exitCode}, hungUp ${saves[0]!.hungUp}`)
     const created = api.requests.filter((q) => q.method === 'POST' && q.resource === 'pods')
     assert.equal(created.length, 1)
     assert.equal((created[0]!.body as {spec: {nodeName: string}}).spec.nodeName, 'node-a')
