@@ -232,6 +232,8 @@ function flannelSettings(ctx: CheckContext, links: LinkTable, out: Settings): vo
     return
   }
   const source = `/run/flannel/subnet.env FLANNEL_MTU=${raw}`
+  // NOTE: under canal the pods sit on Calico's cali* veths with canal's veth_mtu (not read here), not on flannel's bridge:
+  // they are not this setting's devices; NODE-012 judges them against flannel.1.
   const ports = podBridges(links).flatMap((b) => [b.bridge, ...b.ports])
   if (overlays.length === 0) {
     // host-gw: no encapsulation, the pods' packets leave through the underlay as they are.
@@ -437,7 +439,7 @@ export function checkRoutedPodMtu(ctx: CheckContext): CheckOutcome {
             cali,
             path.iface.mtu,
             `the ${path.iface.name} tunnel's MTU (canal: flannel carries the pods' traffic between nodes)`,
-            "those pods send packets flannel's tunnel cannot carry whole, so their large requests and responses to pods on other nodes stall (canal's veth_mtu is above flannel's MTU)",
+            "those pods send packets flannel's tunnel cannot carry whole, so their large requests and responses to pods on other nodes stall (canal's veth_mtu, or the one they were created with, is above flannel's MTU)",
           )
       }
     } else if ('reason' in under) unknown.push(`Calico: ${under.reason}`)
