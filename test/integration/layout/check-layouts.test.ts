@@ -178,6 +178,16 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
         }
       })
 
+      it("the kubelet's implied flags hold when its command line cannot be read (--profile all)", {skip: layout.quietWithoutKubeletCmdline ? false : 'the kubelet settings here are in files or not implied by the distribution'}, async () => {
+        const {snapshot} = await check(b!)
+        assert.match(snapshot.artifacts['kubelet-cmdline']?.content ?? '', /--read-only-port=0/)
+        // As when /proc/PID/cmdline could not be read: the collected artifact carries an error instead of the text.
+        const unread: NodeSnapshot = {...snapshot, artifacts: {...snapshot.artifacts, 'kubelet-cmdline': {...snapshot.artifacts['kubelet-cmdline']!, content: '', error: 'cannot read /proc/PID/cmdline'}}}
+        const report = analyzeSnapshots(b!.cluster, [unread], {metadata: META, profile: 'all'})
+        const ran = report.results.filter((r) => layout.quietWithoutKubeletCmdline!.includes(r.id))
+        assert.deepEqual(ran.map((r) => `${r.id} ${r.status}${r.reason ? ` ${r.reason}` : ''}`), layout.quietWithoutKubeletCmdline!.map((id) => `${id} passed`), show(report.findings))
+      })
+
       it("kube-proxy's leftovers after a move to another Services owner are found", {skip: layout.leftovers ? false : 'kube-proxy implements Services on this layout'}, async () => {
         const state = b!.node.ns.exec(['iptables-save'])
         b!.node.ns.exec(['iptables-restore'], readFixture(layout.leftovers!))

@@ -246,6 +246,8 @@ export interface Layout {
   calicoRoutes?: {remove: string[]}
   /** flannel VXLAN routes to other nodes' podCIDRs here (the missing-route fault applies: RT-009). */
   flannelRoutes?: {remove: string[]}
+  /** Checks (any profile) that stay quiet when the kubelet's command line cannot be read (RKE2: the --read-only-port=0 rke2 passes). */
+  quietWithoutKubeletCmdline?: string[]
   /** A routed pod veth whose MTU must fit the tunnel (canal: cali* behind flannel.1): raised to `mtu`, NODE-012 names it. */
   podMtuFault?: {link: string; mtu: number}
   /** Cilium tunnel routes to other nodes' pod CIDRs here (the missing-route fault applies: RT-013). */
@@ -501,6 +503,7 @@ function rke2(): Layout {
     summary: 'RKE2 v1.33.4+rke2r1 · kube-proxy static pod, iptables · canal vxlan',
     flannelRoutes: {remove: ['10.42.1.0/24']},
     podMtuFault: {link: 'cali5d0e7a9b1c2', mtu: 1500},
+    quietWithoutKubeletCmdline: ['KUBELET-007'],
     owner: 'kube-proxy',
     modeFault: {file: 'etc/rancher/rke2/config.yaml', append: 'kube-proxy-arg:\n  - proxy-mode=nftables\n', restart: /systemctl restart rke2-server/},
     dnsFile: 'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf',
