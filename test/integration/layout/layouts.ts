@@ -478,13 +478,16 @@ function rke2(): Layout {
       {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--max-pods=150', '--node-labels=', '--read-only-port=0']},
       {name: 'kube-proxy', argv0: 'kube-proxy', args: [...kubeProxyFlags]},
       {name: 'calico-node', argv0: 'calico-node', args: ['-felix']},
-      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr']},
+      // rke2-canal's kube-flannel arguments (rancher/rke2-charts packages/rke2-canal values.yaml flannel.args).
+      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr', '--iptables-forward-rules=false', '--ip-blackhole-route']},
     ],
     network(ns, pods) {
       uplink(ns, '192.168.0.11')
       // canal: flannel VXLAN between nodes (flannel.1 with its VtepMAC, the route, neighbour and FDB entry per other
       // node), Calico's pod veths at canal's veth_mtu 1450 instead of cni0.
       flannelNetwork(ns, '10.42.0.0/24', ['10.42.1.0/24'], {own: RKE2_VTEP['rke2-1']!, others: [{mac: RKE2_VTEP['rke2-2']!, ip: '192.168.0.12'}]}, false)
+      // --ip-blackhole-route: flanneld drops what is for this node's podCIDR but no pod here (Calico's /32s are more specific).
+      ns.exec(['ip', 'route', 'add', 'blackhole', '10.42.0.0/24'])
       podVeth(ns, pods, 'cali5d0e7a9b1c2', '10.42.0.5', 1, 1450)
     },
     cluster: () =>
