@@ -5,7 +5,7 @@
 // does (analyzeSnapshots, profile incident) with the API objects that layout's cluster has. Clean, each node reports
 // its layout and Services owner and raises no error and no warning; then the planted faults that apply to the layout
 // (a stale KUBE-SVC chain, a missing route to another node's pod block, a wrong clusterDNS in the kubelet file that
-// layout really uses, kube-proxy's leftovers after a move to Cilium) are each found.
+// layout really uses, kube-proxy's leftovers after a move to Cilium, a canal pod veth above flannel.1's MTU) are each found.
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -156,6 +156,36 @@ describe('check on every layout, built in namespaces', {skip: layoutNodeSkipReas
         } finally {
           for (const r of saved) b!.node.ns.exec(['ip', 'route', 'add', ...r.split(' ')])
         }
+      })
+
+      it("clean: flannel's routes, neighbour and FDB entries are judged (RT-009..011 run, not skipped)", {skip: layout.flannelRoutes ? false : 'flannel VXLAN does not route the pods here'}, () => {
+        const rs = clean.report.results.filter((r) => ['RT-009', 'RT-010', 'RT-011'].includes(r.id))
+        assert.deepEqual(rs.map((r) => `${r.id} ${r.status}${r.reason ? ` ${r.reason}` : ''}`), ['RT-009 passed', 'RT-010 passed', 'RT-011 passed'])
+      })
+
+      it('a pod veth above the tunnel it sends through is found (NODE-012); clean, the MTU checks run', {skip: layout.podMtuFault ? false : 'no routed pod veth behind a tunnel planted here (unit-tested)'}, async () => {
+        const rs = clean.report.results.filter((r) => ['NODE-010', 'NODE-011', 'NODE-012'].includes(r.id))
+        assert.deepEqual(rs.map((r) => `${r.id} ${r.status}${r.reason ? ` ${r.reason}` : ''}`), ['NODE-010 passed', 'NODE-011 passed', 'NODE-012 passed'])
+        const {link, mtu} = layout.podMtuFault!
+        const before = /\bmtu (\d+)/.exec(b!.node.ns.exec(['ip', 'link', 'show', link]))![1]!
+        b!.node.ns.exec(['ip', 'link', 'set', link, 'mtu', String(mtu)])
+        try {
+          const {report} = await check(b!)
+          const f = report.findings.filter((x) => x.id === 'NODE-012')
+          assert.deepEqual(f.map((x) => x.subject.name), [link], show(report.findings))
+        } finally {
+          b!.node.ns.exec(['ip', 'link', 'set', link, 'mtu', before])
+        }
+      })
+
+      it("the kubelet's implied flags hold when its command line cannot be read (--profile all)", {skip: layout.quietWithoutKubeletCmdline ? false : 'the kubelet settings here are in files or not implied by the distribution'}, async () => {
+        const {snapshot} = await check(b!)
+        assert.match(snapshot.artifacts['kubelet-cmdline']?.content ?? '', /--read-only-port=0/)
+        // As when /proc/PID/cmdline could not be read: the collected artifact carries an error instead of the text.
+        const unread: NodeSnapshot = {...snapshot, artifacts: {...snapshot.artifacts, 'kubelet-cmdline': {...snapshot.artifacts['kubelet-cmdline']!, content: '', error: 'cannot read /proc/PID/cmdline'}}}
+        const report = analyzeSnapshots(b!.cluster, [unread], {metadata: META, profile: 'all'})
+        const ran = report.results.filter((r) => layout.quietWithoutKubeletCmdline!.includes(r.id))
+        assert.deepEqual(ran.map((r) => `${r.id} ${r.status}${r.reason ? ` ${r.reason}` : ''}`), layout.quietWithoutKubeletCmdline!.map((id) => `${id} passed`), show(report.findings))
       })
 
       it("kube-proxy's leftovers after a move to another Services owner are found", {skip: layout.leftovers ? false : 'kube-proxy implements Services on this layout'}, async () => {

@@ -3,7 +3,8 @@
 // paths, the processes' command lines, the node's links, routes and iptables rules, and the API objects that
 // layout's cluster has (Node objects with its providerID and kubeletVersion, kube-proxy's DaemonSet/ConfigMap or
 // static pod, the CNI's DaemonSets and ConfigMaps). Each also names the kubelet file it really uses for the
-// wrong-clusterDNS fault and whether Calico routes its pod blocks (the missing-route fault).
+// wrong-clusterDNS fault and whether Calico, flannel (k3s; RKE2's canal) or Cilium routes its pod blocks (the
+// missing-route fault).
 import {parse as parseYaml} from 'yaml'
 import {objectsOf} from '../../../src/core/checks/proxier-snapshot.js'
 import type {ConfigMap, DaemonSet, EndpointSlice, KubeObject, Node, Pod, Service} from '../../../src/core/model/k8s.js'
@@ -145,16 +146,19 @@ function flannelLease(n: Node, vtepMac: string): Node {
 
 /**
  * flannel VXLAN as k3s runs it: flannel.1 (its VtepMAC) with this node's .0, cni0 with .1, and per other node a
- * route to its subnet via its .0 onlink, the neighbour entry for that .0 and the FDB entry to its public IP.
+ * route to its subnet via its .0 onlink, the neighbour entry for that .0 and the FDB entry to its public IP. Under
+ * canal (`bridge: false`) there is no cni0: Calico's CNI plugin puts the pods on cali* veths.
  */
-function flannelNetwork(ns: Netns, own: string, others: string[], vtep?: {own: string; others: Array<{mac: string; ip: string}>}): void {
+function flannelNetwork(ns: Netns, own: string, others: string[], vtep?: {own: string; others: Array<{mac: string; ip: string}>}, bridge = true): void {
   const ip = (...a: string[]) => ns.exec(['ip', ...a])
   ip('link', 'add', 'flannel.1', 'address', vtep?.own ?? mac(3), 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
   ip('addr', 'add', `${own.replace(/\.\d+\/\d+$/, '.0')}/32`, 'dev', 'flannel.1')
   ip('link', 'set', 'flannel.1', 'up')
-  ip('link', 'add', 'cni0', 'address', mac(4), 'type', 'bridge')
-  ip('addr', 'add', own.replace(/\.\d+\/(\d+)$/, '.1/$1'), 'dev', 'cni0')
-  ip('link', 'set', 'cni0', 'up')
+  if (bridge) {
+    ip('link', 'add', 'cni0', 'address', mac(4), 'type', 'bridge')
+    ip('addr', 'add', own.replace(/\.\d+\/(\d+)$/, '.1/$1'), 'dev', 'cni0')
+    ip('link', 'set', 'cni0', 'up')
+  }
   others.forEach((o, i) => {
     const gw = o.replace(/\.\d+\/\d+$/, '.0')
     ip('route', 'add', o, 'via', gw, 'dev', 'flannel.1', 'onlink')
@@ -242,6 +246,10 @@ export interface Layout {
   calicoRoutes?: {remove: string[]}
   /** flannel VXLAN routes to other nodes' podCIDRs here (the missing-route fault applies: RT-009). */
   flannelRoutes?: {remove: string[]}
+  /** Checks (any profile) that stay quiet when the kubelet's command line cannot be read (RKE2: the --read-only-port=0 rke2 passes). */
+  quietWithoutKubeletCmdline?: string[]
+  /** A routed pod veth whose MTU must fit the tunnel (canal: cali* behind flannel.1): raised to `mtu`, NODE-012 names it. */
+  podMtuFault?: {link: string; mtu: number}
   /** Cilium tunnel routes to other nodes' pod CIDRs here (the missing-route fault applies: RT-013). */
   ciliumRoutes?: {remove: string[]}
   /** Where this layout configures kube-proxy's mode outside a ConfigMap: text appended to that file sets nftables (PROXY-003 while iptables runs), and the restart the remedy names. */
@@ -421,16 +429,23 @@ function k3s(): Layout {
 }
 
 /** A pod veth on the node (the peer in the pods namespace) and its /32 route, as ptp-style CNIs (GKE, VPC CNI, Calico) have them. */
-function podVeth(ns: Netns, pods: Netns, name: string, podIP: string, n: number): void {
-  ns.exec(['ip', 'link', 'add', name, 'address', mac(32 + n), 'type', 'veth', 'peer', 'name', `pod${n}`, 'netns', pods.name])
+function podVeth(ns: Netns, pods: Netns, name: string, podIP: string, n: number, mtu?: number): void {
+  const withMtu = mtu === undefined ? [] : ['mtu', String(mtu)]
+  ns.exec(['ip', 'link', 'add', name, 'address', mac(32 + n), ...withMtu, 'type', 'veth', 'peer', 'name', `pod${n}`, ...withMtu, 'netns', pods.name])
   ns.exec(['ip', 'link', 'set', name, 'up'])
   pods.exec(['ip', 'link', 'set', `pod${n}`, 'up'])
   ns.exec(['ip', 'route', 'add', `${podIP}/32`, 'dev', name, 'scope', 'link'])
 }
 
+/** The VtepMACs the RKE2 nodes' flannel.1 devices have (and the lease annotations canal's flanneld writes say). */
+const RKE2_VTEP: Record<string, string> = {'rke2-1': 'aa:bb:cc:00:01:01', 'rke2-2': 'aa:bb:cc:00:01:02'}
+
 function rke2(): Layout {
   const info = {kubeletVersion: 'v1.33.4+rke2r1', osImage: 'SUSE Linux Enterprise Server 15 SP6'}
-  const nodes = [plainNode('rke2-1', '192.168.0.11', '10.42.0.0/24', info), plainNode('rke2-2', '192.168.0.12', '10.42.1.0/24', info)]
+  const nodes = [
+    flannelLease(plainNode('rke2-1', '192.168.0.11', '10.42.0.0/24', info), RKE2_VTEP['rke2-1']!),
+    flannelLease(plainNode('rke2-2', '192.168.0.12', '10.42.1.0/24', info), RKE2_VTEP['rke2-2']!),
+  ]
   const rke2Defaults = K3S_DEFAULTS.replaceAll('/var/lib/rancher/k3s/', '/var/lib/rancher/rke2/')
   const kubeProxyFlags = ['--cluster-cidr=10.42.0.0/16', '--conntrack-max-per-core=0', '--conntrack-tcp-timeout-close-wait=0s', '--conntrack-tcp-timeout-established=0s', '--healthz-bind-address=127.0.0.1', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubeproxy.kubeconfig', '--proxy-mode=iptables']
   const image = 'index.docker.io/rancher/hardened-kubernetes:v1.33.4-rke2r1-build20250813'
@@ -450,7 +465,10 @@ function rke2(): Layout {
       'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf': rke2Defaults,
       'var/lib/rancher/rke2/agent/pod-manifests/kube-proxy.yaml': manifest,
       'var/lib/rancher/rke2/agent/etc/containerd/config.toml': 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n',
-      'etc/cni/net.d/10-canal.conflist': '{\n  "name": "k8s-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "calico", "ipam": {"type": "host-local", "subnet": "usePodCidr"}},\n    {"type": "portmap", "capabilities": {"portMappings": true}}\n  ]\n}\n',
+      // rke2-canal's cni_network_config: "mtu" is veth_mtu, the chart's calico.vethuMTU 1450 (rancher/rke2-charts packages/rke2-canal).
+      'etc/cni/net.d/10-canal.conflist': '{\n  "name": "k8s-pod-network",\n  "cniVersion": "0.3.1",\n  "plugins": [\n    {"type": "calico", "mtu": 1450, "ipam": {"type": "host-local", "subnet": "usePodCidr"}},\n    {"type": "portmap", "capabilities": {"portMappings": true}}\n  ]\n}\n',
+      // What canal's kube-flannel (--kube-subnet-mgr) writes: flannel.1's MTU, eth0's 1500 minus 50.
+      'run/flannel/subnet.env': 'FLANNEL_NETWORK=10.42.0.0/16\nFLANNEL_SUBNET=10.42.0.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n',
     },
     processes: [
       {name: 'rke2', argv0: '/usr/local/bin/rke2', args: ['agent']},
@@ -460,16 +478,17 @@ function rke2(): Layout {
       {name: 'kubelet', argv0: 'kubelet', args: ['--volume-plugin-dir=/var/lib/kubelet/volumeplugins', '--file-check-frequency=5s', '--sync-frequency=30s', '--config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d', '--hostname-override=rke2-1', '--kubeconfig=/var/lib/rancher/rke2/agent/kubelet.kubeconfig', '--max-pods=150', '--node-labels=', '--read-only-port=0']},
       {name: 'kube-proxy', argv0: 'kube-proxy', args: [...kubeProxyFlags]},
       {name: 'calico-node', argv0: 'calico-node', args: ['-felix']},
-      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr']},
+      // rke2-canal's kube-flannel arguments (rancher/rke2-charts packages/rke2-canal values.yaml flannel.args).
+      {name: 'flanneld', argv0: '/opt/bin/flanneld', args: ['--ip-masq', '--kube-subnet-mgr', '--iptables-forward-rules=false', '--ip-blackhole-route']},
     ],
     network(ns, pods) {
       uplink(ns, '192.168.0.11')
-      const ip = (...a: string[]) => ns.exec(['ip', ...a])
-      ip('link', 'add', 'flannel.1', 'address', mac(3), 'type', 'vxlan', 'id', '1', 'dstport', '8472', 'dev', 'eth0', 'nolearning')
-      ip('addr', 'add', '10.42.0.0/32', 'dev', 'flannel.1')
-      ip('link', 'set', 'flannel.1', 'up')
-      ip('route', 'add', '10.42.1.0/24', 'via', '10.42.1.0', 'dev', 'flannel.1', 'onlink')
-      podVeth(ns, pods, 'cali5d0e7a9b1c2', '10.42.0.5', 1)
+      // canal: flannel VXLAN between nodes (flannel.1 with its VtepMAC, the route, neighbour and FDB entry per other
+      // node), Calico's pod veths at canal's veth_mtu 1450 instead of cni0.
+      flannelNetwork(ns, '10.42.0.0/24', ['10.42.1.0/24'], {own: RKE2_VTEP['rke2-1']!, others: [{mac: RKE2_VTEP['rke2-2']!, ip: '192.168.0.12'}]}, false)
+      // --ip-blackhole-route: flanneld drops what is for this node's podCIDR but no pod here (Calico's /32s are more specific).
+      ns.exec(['ip', 'route', 'add', 'blackhole', '10.42.0.0/24'])
+      podVeth(ns, pods, 'cali5d0e7a9b1c2', '10.42.0.5', 1, 1450)
     },
     cluster: () =>
       clusterOf({
@@ -485,6 +504,9 @@ function rke2(): Layout {
     rules: (c) => [kubeProxyRules(c, 'rke2-1', {apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode: 'iptables', clusterCIDR: '10.42.0.0/16'}), KUBELET_CHAINS],
     kubeProxyMode: 'iptables',
     summary: 'RKE2 v1.33.4+rke2r1 · kube-proxy static pod, iptables · canal vxlan',
+    flannelRoutes: {remove: ['10.42.1.0/24']},
+    podMtuFault: {link: 'cali5d0e7a9b1c2', mtu: 1500},
+    quietWithoutKubeletCmdline: ['KUBELET-007'],
     owner: 'kube-proxy',
     modeFault: {file: 'etc/rancher/rke2/config.yaml', append: 'kube-proxy-arg:\n  - proxy-mode=nftables\n', restart: /systemctl restart rke2-server/},
     dnsFile: 'var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf',

@@ -195,9 +195,11 @@ function buildView(cluster: ClusterSnapshot, node: NodeSnapshot, facts?: NodeFac
   const flags = readFlags(node, version, embeddedInK3s ? discovery : undefined)
   // The kubelet's start-time fills come last: they depend on flags (--cert-dir) and on the merged config.
   const withFlags = (cfg: KubeletConfig) => (flags.ok ? applyKubeletFlags(cfg, flags.value.flags) : cfg)
-  const next: KubeletView['next'] = !disk.ok
-    ? disk
-    : {ok: true, value: applyKubeletStartFills(embeddedInK3s ? k3sFills(withFlags(disk.value), node, discovery) : withFlags(disk.value), flags.ok ? certDirOf(flags.value.flags) : undefined)}
+  // RKE2 starts its kubelet with k3s's agent arguments, --read-only-port=0 among them: without its command line that
+  // flag is implied, not the kubelet's flag default 10255.
+  const rke2Implied = !embeddedInK3s && facts?.resolvedLayout.distribution === 'rke2' && !(flags.ok && flags.value.source === 'command-line')
+  const fills = (cfg: KubeletConfig) => (embeddedInK3s ? k3sFills(cfg, node, discovery) : rke2Implied ? rke2Fills(cfg) : cfg)
+  const next: KubeletView['next'] = !disk.ok ? disk : {ok: true, value: applyKubeletStartFills(fills(withFlags(disk.value)), flags.ok ? certDirOf(flags.value.flags) : undefined)}
 
   let running: KubeletView['running']
   const configz = cluster.configz[node.node]
@@ -292,6 +294,16 @@ function k3sFills(cfg: KubeletConfig, node: NodeSnapshot, discovery: LayoutDisco
     out = withKubeletSetting(out, '/clusterDomain', s?.value ?? 'cluster.local', {kind: 'default', detail: s ? `k3s cluster-domain at ${s.where}` : 'k3s default cluster-domain cluster.local'})
   }
   return out
+}
+
+/**
+ * What RKE2 passes its kubelet when the command line was not read: --read-only-port=0 (rancher/rke2
+ * pkg/podexecutor/staticpod.go runs the kubelet with k3s's agent arguments; k3s-io/k3s pkg/daemons/agent/agent_linux.go
+ * kubeletArgsAndConfig adds --read-only-port=0), unless a config file, drop-in or flag sets the port.
+ */
+function rke2Fills(cfg: KubeletConfig): KubeletConfig {
+  if (['file', 'drop-in', 'flag'].includes(cfg.origins['/readOnlyPort']?.kind ?? '')) return cfg
+  return withKubeletSetting(cfg, '/readOnlyPort', 0, {kind: 'default', detail: "rke2 starts the kubelet with k3s's --read-only-port=0 (its command line was not read)"})
 }
 
 /** k3s's kubelet flags: kubelet-arg in /etc/rancher/k3s/config.yaml and config.yaml.d (in order), then --kubelet-arg on its command line. */

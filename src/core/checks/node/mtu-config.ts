@@ -1,6 +1,6 @@
 // The CNI's configured MTU (issue #19 item 3): NODE-010 the configured value against the underlay minus the encapsulation
 // overhead, NODE-011 the devices and pod veths against the configured value (drift), NODE-012 the pod veths of routed
-// CNIs (Calico cali*, Cilium lxc*) against the path their traffic takes.
+// CNIs (Calico cali*, Cilium lxc*; canal's cali* behind flannel.1) against the path their traffic takes.
 //
 // Where each CNI keeps its MTU (read from the stored upstream sources, see the notes per CNI below):
 // - Calico: Felix's IPIPMTU / VXLANMTU / VXLANMTUV6 / WireguardMTU / WireguardMTUV6. Felix takes each from, highest first
@@ -232,6 +232,8 @@ function flannelSettings(ctx: CheckContext, links: LinkTable, out: Settings): vo
     return
   }
   const source = `/run/flannel/subnet.env FLANNEL_MTU=${raw}`
+  // NOTE: under canal the pods sit on Calico's cali* veths with canal's veth_mtu (not read here), not on flannel's bridge:
+  // they are not this setting's devices; NODE-012 judges them against flannel.1.
   const ports = podBridges(links).flatMap((b) => [b.bridge, ...b.ports])
   if (overlays.length === 0) {
     // host-gw: no encapsulation, the pods' packets leave through the underlay as they are.
@@ -379,7 +381,8 @@ export function checkMtuDrift(ctx: CheckContext): CheckOutcome {
 
 /**
  * Routed CNIs' pod veths (Calico cali*, Cilium lxc*): their host ends carry the pod ends' MTU. A Calico pod above the
- * smallest Calico tunnel the main table routes through (or above the underlay without one) sends packets the path cannot
+ * smallest Calico tunnel the main table routes through (under canal: the flannel device; without a tunnel: the
+ * underlay) sends packets the path cannot
  * carry whole; a Cilium pod device above the underlay MTU means Cilium's base MTU (device MTU; routes get it minus the
  * overhead) is too big.
  */
@@ -418,8 +421,27 @@ export function checkRoutedPodMtu(ctx: CheckContext): CheckOutcome {
         else judge(cali, path.iface.mtu, `the ${path.iface.name} tunnel's MTU`, 'those pods send packets the tunnel cannot carry whole, so their large requests and responses to pods on other nodes stall')
       }
     } else if (overlayDevices(links.value).some((o) => !isCiliumTunnel(o.iface.name))) {
-      // Canal: Calico's veths behind flannel.1. NOTE: their MTU comes from canal's own config (not read); not judged yet.
-      unknown.push(`Calico pod veths behind ${overlayDevices(links.value).filter((o) => !isCiliumTunnel(o.iface.name)).map((o) => o.iface.name).join(', ')} (canal): not judged`)
+      // Canal: Calico's veths, flannel's tunnel between nodes. The pods' MTU is canal's veth_mtu (rke2-canal: 1450,
+      // rancher/rke2-charts packages/rke2-canal values.yaml calico.vethuMTU), which must fit the flannel device the
+      // routes to other nodes' pods use, as a Calico tunnel's MTU must.
+      const others = overlayDevices(links.value).filter((o) => !isCiliumTunnel(o.iface.name))
+      const flannel = others.filter((o) => o.owner.startsWith('flannel') && o.outer === 'ipv4')
+      const routes = facts.routes('ip-route')
+      if (flannel.length === 0) unknown.push(`Calico pod veths behind ${others.map((o) => o.iface.name).join(', ')}: not a Calico or flannel tunnel, not judged`)
+      else if (routes === undefined || !routes.ok) unknown.push(`Calico pod veths behind flannel (canal): ${routes === undefined ? 'missing input: ip-route' : `the route listing could not be parsed: ${routes.error.message}`}`)
+      else {
+        const used = flannel.filter((o) => routes.value.routes.some((rt) => rt.family === 'inet' && rt.table === 'main' && routeDevices(rt).includes(o.iface.name)))
+        const path = used.reduce<OverlayDevice | undefined>((a, b) => (a === undefined || (b.iface.mtu ?? Infinity) < (a.iface.mtu ?? Infinity) ? b : a), undefined)
+        if (!path) unknown.push(`Calico pod veths behind flannel (canal): no route goes through ${flannel.map((o) => o.iface.name).join(', ')}`)
+        else if (path.iface.mtu === undefined) unknown.push(`Calico pod veths behind flannel (canal): the listing has no MTU for ${path.iface.name}`)
+        else
+          judge(
+            cali,
+            path.iface.mtu,
+            `the ${path.iface.name} tunnel's MTU (canal: flannel carries the pods' traffic between nodes)`,
+            "those pods send packets flannel's tunnel cannot carry whole, so their large requests and responses to pods on other nodes stall (canal's veth_mtu, or the one they were created with, is above flannel's MTU)",
+          )
+      }
     } else if ('reason' in under) unknown.push(`Calico: ${under.reason}`)
     else if (under.iface.mtu !== undefined) judge(cali, under.iface.mtu, `${under.iface.name}'s MTU (no Calico tunnel is up: pod traffic leaves unencapsulated)`, 'those pods send packets the underlay cannot carry, so their large transfers to other nodes stall')
   }

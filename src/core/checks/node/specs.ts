@@ -223,14 +223,15 @@ export const NODE_ROUTED_POD_MTU: CheckSpec = {
   title: "Pods of a routed CNI (Calico cali*, Cilium lxc*) have a larger MTU than their traffic's path allows",
   looksAt:
     "The links (`ip -j -d link show`): the host ends of Calico's pod veths (cali + 11 hex digits) against the smallest Calico tunnel the main routing table sends traffic " +
-    "through (tunl0, vxlan.calico, wireguard.cali), or the underlay (the interface carrying the Node's InternalIP) where no tunnel is up; Cilium's pod devices (lxc*) " +
+    "through (tunl0, vxlan.calico, wireguard.cali), or the underlay (the interface carrying the Node's InternalIP) where no tunnel is up; under canal, against the flannel " +
+    'device (flannel.1) the routes to other nodes use; Cilium\'s pod devices (lxc*) ' +
     "against the underlay. A veth's host end has the pod end's MTU (one MTU for the pair).",
   why:
     'A pod sends packets up to its own MTU. Above the tunnel\'s MTU they do not fit it whole: the node must fragment them or answer "fragmentation needed", which policies and ' +
     "DF-set traffic turn into silent drops, so large transfers to pods on other nodes stall. Cilium gives pod devices its base MTU and the tunnel overhead to the pods' routes: " +
     'a pod device above the underlay means that base is larger than the underlay can carry.',
   remedy:
-    "Make the CNI's MTU fit (see NODE-010, or auto-detection), then recreate the affected pods so they get it: `kubectl delete pod -n NAMESPACE POD` or `kubectl rollout restart` " +
+    "Make the CNI's MTU fit (see NODE-010, or auto-detection; under canal its veth_mtu, on RKE2 the rke2-canal chart value calico.vethuMTU set through a HelmChartConfig), then recreate the affected pods so they get it: `kubectl delete pod -n NAMESPACE POD` or `kubectl rollout restart` " +
     'of their workloads.',
   requires: ['ip-link', 'ip-addr', 'ip-route', 'cluster:nodes'],
 }

@@ -1,6 +1,7 @@
 // The KUBELET checks on layouts other than kubeadm (#17): the config file the node's kubelet really uses (the
 // `kubelet-config` artifact's "# node-doctor-file: PATH" header) in findings' subject.in, the "absent" artifacts of
-// layouts without such an input (k3s, RKE2), k3s's kubelet flags (kubelet-arg) and settings (cluster-dns), and
+// layouts without such an input (k3s, RKE2), k3s's kubelet flags (kubelet-arg) and settings (cluster-dns), RKE2's
+// implied --read-only-port=0, and
 // KUBELET-025 reading /proc/swaps. The artifacts are the plan scripts' output formats (their real output is
 // exercised by test/integration/layout/check-layouts.test.ts).
 import assert from 'node:assert/strict'
@@ -91,6 +92,45 @@ describe('KUBELET checks name the file the layout uses', () => {
     const cg = run(c, {...n, artifacts: {...n.artifacts, 'containerd-config': {id: 'containerd-config', source: 'cat /etc/containerd/config.toml', content: 'version = 2\n'}}}, 'KUBELET-015').results[0]!
     assert.equal(cg.status, 'skipped')
     assert.match(cg.reason ?? '', /^not applicable on k3s/)
+  })
+})
+
+describe('RKE2: the kubelet settings rke2 passes on its own', () => {
+  const RKE2_DROPIN = K3S_DROPIN.replaceAll('/var/lib/rancher/k3s/', '/var/lib/rancher/rke2/')
+  function rke2Node(extra: Record<string, string> = {}): NodeSnapshot {
+    return nodeSnapshot(NODE, {
+      'kubelet-config': '# node-doctor-absent: the running kubelet has no --config\n',
+      'kubelet-dropins': `# node-doctor-file: /var/lib/rancher/rke2/agent/etc/kubelet.conf.d/00-rke2-defaults.conf\n${RKE2_DROPIN}`,
+      ...extra,
+    })
+  }
+  const readOnly = (n: NodeSnapshot) => run(cluster('v1.33.4+rke2r1', '10.43.0.10'), n, 'KUBELET-007')
+
+  it('without its command line, the read-only port is the 0 rke2 passes, not the flag default 10255', () => {
+    const n = rke2Node()
+    const v = kubeletView({cluster: cluster('v1.33.4+rke2r1', '10.43.0.10'), node: n})
+    assert.equal(v.embeddedInK3s, false)
+    assert.equal(v.flags.ok, false)
+    assert.ok(v.next.ok)
+    assert.equal(v.next.value.values['readOnlyPort'], 0)
+    assert.match(v.next.value.origins['/readOnlyPort']?.detail ?? '', /rke2 starts the kubelet with k3s's --read-only-port=0/)
+    const out = readOnly(n)
+    assert.equal(out.results[0]!.status, 'passed')
+    assert.deepEqual(out.findings, [])
+  })
+
+  it('a read command line decides: --read-only-port=10255 there (a kubelet-arg) is found; a drop-in setting it is found', () => {
+    const cmdline = 'kubelet --volume-plugin-dir=/var/lib/kubelet/volumeplugins --config-dir=/var/lib/rancher/rke2/agent/etc/kubelet.conf.d --read-only-port=10255 '
+    const f = readOnly(rke2Node({'kubelet-cmdline': cmdline})).findings
+    assert.equal(f.length, 1)
+    assert.match(f[0]!.message, /10255/)
+    const dropIn = readOnly(rke2Node({'kubelet-dropins': `# node-doctor-file: /var/lib/rancher/rke2/agent/etc/kubelet.conf.d/99-user.conf\n${RKE2_DROPIN}readOnlyPort: 10255\n`})).findings
+    assert.equal(dropIn.length, 1)
+  })
+
+  it('not RKE2 (a kubeadm kubelet without --config and no command line): the flag default 10255 is still judged', () => {
+    const n = nodeSnapshot(NODE, {'kubelet-config': '# node-doctor-absent: the running kubelet has no --config\n'})
+    assert.equal(run(cluster('v1.33.4', '10.96.0.10'), n, 'KUBELET-007').findings.length, 1)
   })
 })
 

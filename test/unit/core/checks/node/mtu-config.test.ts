@@ -2,7 +2,7 @@
 // test/fixtures/checks/node-mtu (scripts/make-node-mtu-fixtures.ts): a Calico IPIP node (eth0 1500 with the InternalIP,
 // tunl0 a veth stand-in, two cali* pod veths) wired as calico.yaml wires it (calico-node's FELIX_IPINIPMTU, FELIX_VXLANMTU,
 // FELIX_WIREGUARDMTU from ConfigMap kube-system/calico-config veth_mtu), and a flannel VXLAN node with the plan's
-// subnet.env. API objects (the pod's environment, FelixConfigurations, cilium-config) and single `ip -j -d link`
+// subnet.env, and canal nodes (flannel.1 with Calico's cali* pod veths; scripts/make-canal-mtu-fixtures.ts). API objects (the pod's environment, FelixConfigurations, cilium-config) and single `ip -j -d link`
 // entries are edited where a case needs another source or MTU.
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
@@ -174,5 +174,26 @@ describe('NODE-012 routed-CNI pod veths', () => {
     const unrouted = structuredClone(node)
     unrouted.artifacts['ip-route']!.content = unrouted.artifacts['ip-route']!.content.replace(/^.*dev tunl0 .*$/gm, '')
     assert.match(reason(checkRoutedPodMtu({cluster, node: unrouted})), /^cannot tell: Calico: no route goes through tunl0$/)
+  })
+
+  it('canal: Calico pod veths at flannel.1\'s 1450 are quiet (every MTU check), one left at 1500 is named against flannel.1', async () => {
+    const ok = await readBundle(join(DIR, 'canal-mtu-ok'))
+    assert.equal(checkRoutedPodMtu({cluster: ok.cluster, node: ok.nodes[0]!}).status, 'passed')
+    const quiet = analyzeSnapshots(ok.cluster, ok.nodes, {metadata: meta, checks: [...NODE_CHECKS]})
+    assert.deepEqual(quiet.findings.filter((f) => f.severity !== 'info').map((f) => `${f.id} ${f.message}`), [])
+    const big = await readBundle(join(DIR, 'canal-pod-mtu-too-big'))
+    const f = findings(checkRoutedPodMtu({cluster: big.cluster, node: big.nodes[0]!}))
+    assert.deepEqual(f.map((x) => [x.subject.name, x.evidence]), [['cali1b2c3d4e5f6', ["the flannel.1 tunnel's MTU (canal: flannel carries the pods' traffic between nodes): 1450", 'cali1b2c3d4e5f6: mtu 1500']]])
+    assert.match(f[0]!.message, /^1 pod veth\(s\) have MTU 1500, above the flannel\.1 tunnel's MTU .*canal's veth_mtu, or the one they were created with, is above flannel's MTU\)$/)
+  })
+
+  it('canal: without a route through flannel.1, or without the route listing, cannot tell (saying which)', async () => {
+    const {cluster, node} = await load('canal-pod-mtu-too-big')
+    const unrouted = structuredClone(node)
+    unrouted.artifacts['ip-route']!.content = unrouted.artifacts['ip-route']!.content.replace(/^.*dev flannel\.1 .*$/gm, '')
+    assert.match(reason(checkRoutedPodMtu({cluster, node: unrouted})), /^cannot tell: Calico pod veths behind flannel \(canal\): no route goes through flannel\.1$/)
+    const noRoutes = structuredClone(node)
+    delete noRoutes.artifacts['ip-route']
+    assert.match(reason(checkRoutedPodMtu({cluster, node: noRoutes})), /^cannot tell: Calico pod veths behind flannel \(canal\): missing input: ip-route$/)
   })
 })
