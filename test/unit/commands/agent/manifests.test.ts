@@ -6,7 +6,8 @@ import {describe, it} from 'node:test'
 import {Config} from '@oclif/core'
 import {agentManifestsText} from '../../../../src/app/agent-collect.js'
 import {agentLayoutScope} from '../../../../src/core/agent/layout-scope.js'
-import {emptyClusterSnapshot} from '../../../../src/core/model/snapshot.js'
+import type {Node} from '../../../../src/core/model/k8s.js'
+import {type ClusterSnapshot, emptyClusterSnapshot} from '../../../../src/core/model/snapshot.js'
 import {expectGolden, REPO_ROOT} from '../../../support/golden.js'
 import {node} from '../../../support/kube-objects.js'
 
@@ -42,15 +43,12 @@ describe('agent manifests --layout', () => {
     assert.ok(r.stdout.includes('/var/lib/rancher/k3s/agent/etc'))
     assert.ok(!r.stdout.includes('/home/kubernetes') && !r.stdout.includes('/var/lib/rancher/rke2'), 'no GKE or RKE2 directory')
     // A run's layout scope of a k3s node and a kubeadm node (from their Node objects) gives the same objects.
-    const k3s = node('node-k', '192.168.0.12', '10.0.2.0/24')
-    k3s.status = {...k3s.status, nodeInfo: {kubeletVersion: 'v1.37.2+k3s1'}} as typeof k3s.status
-    const kubeadmNode = node('node-a', '192.168.0.11', '10.0.1.0/24')
-    const cluster = {
-      ...emptyClusterSnapshot(),
-      nodes: [kubeadmNode, k3s],
-      configMaps: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'kubeadm-config'}, data: {}}],
-    }
-    const scope = agentLayoutScope(cluster as never, [kubeadmNode, k3s])
+    const kubeadmNode = node('node-a', '192.168.0.11', '10.0.1.0/24') as Node
+    const base = node('node-k', '192.168.0.12', '10.0.2.0/24') as Node
+    const k3s: Node = {...base, status: {...base.status, nodeInfo: {...base.status?.nodeInfo, kubeletVersion: 'v1.37.2+k3s1'}}} as Node
+    const kubeadmConfig = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {namespace: 'kube-system', name: 'kubeadm-config'}, data: {}}
+    const cluster: ClusterSnapshot = {...emptyClusterSnapshot('2026-12-01T00:00:00Z'), nodes: [kubeadmNode, k3s], configMaps: [kubeadmConfig as ClusterSnapshot['configMaps'][number]]}
+    const scope = agentLayoutScope(cluster, [kubeadmNode, k3s])
     assert.deepEqual(scope.layouts, ['k3s', 'kubeadm'])
     assert.equal(r.stdout, agentManifestsText({runId: '0a1b2c3d', image: 'ghcr.io/node-doctor/kubectl-node-doctor:0.1.0', version: 'x', areas: ['kubelet'], commandTimeoutMs: 30_000, layouts: scope.layouts}))
   })
