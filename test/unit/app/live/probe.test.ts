@@ -12,6 +12,7 @@ import type {Environment} from '../../../../src/ports/environment.js'
 import type {ExecResult, NodeTransport} from '../../../../src/ports/node-transport.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {FIXTURES} from '../../../support/golden.js'
+import {fakeProbeRun} from '../../../support/probe-env.js'
 
 const bundle = await readBundle(join(FIXTURES, 'checks', 'node-probe', 'path-mtu-blackhole'))
 const recorded = (node: string) => {
@@ -111,73 +112,13 @@ describe('probeNodes', () => {
   })
 })
 
-// A live run with --probe (collectLiveProbed / checkLiveProbed) over a fake Environment: the API answers with the
-// bundle's two Nodes, each node's transport answers the plan's `ip -j -d link show` with the node's recorded links and
-// the probe's commands with its recorded outputs (batch scripts get no framed output, so the plan runs one command at a
-// time). What is counted: connectors opened, connects per node, and what each transport was sent before its close.
+// A live run with --probe (collectLiveProbed / checkLiveProbed) over a fake Environment (test/support/probe-env.ts)
+// answering with the NODE-019 fire bundle's recordings.
 describe('collectLiveProbed: the probe reuses the run\'s transports', () => {
-  const nodeRecording = (node: string) => bundle.nodes.find((n) => n.node === node)!
-  function fakeRun(failConnect: string[] = []) {
-    const log: Record<string, string[]> = {}
-    const counts = {connectors: 0, closedConnectors: 0}
-    const nodes: Node[] = bundle.cluster.nodes
-    const api = new Proxy(
-      {},
-      {
-        get: (_, key: string) => async (name?: string) => {
-          if (key === 'serverVersion') return {gitVersion: 'v1.37.2'}
-          if (key === 'listNodes') return nodes
-          if (key === 'getNode') return nodes.find((n) => n.metadata.name === name)
-          if (key === 'getConfigMap') return undefined
-          if (key.startsWith('list')) return []
-          // getNodeConfigz, podLogTail: nothing to say.
-          return ''
-        },
-      },
-    )
-    const transport = (node: string): NodeTransport => {
-      const rec = recorded(node)
-      const sent = (log[node] ??= [])
-      return {
-        node,
-        kind: 'pod',
-        async exec(command) {
-          assert.ok(!sent.includes('close'), `${node}: ${command} sent after close`)
-          sent.push(command)
-          if (command === 'ip -j -d link show') return ok(nodeRecording(node).artifacts['ip-link']!.content)
-          if (command.startsWith('ip -d -j route get ')) return ok(rec.route.output)
-          const size = /^ping .* -s (\d+) /.exec(command)?.[1]
-          const attempt = rec.attempts.find((a) => String(a.size) === size)
-          if (attempt) return {exitCode: attempt.exitCode, stdout: attempt.output, stderr: ''}
-          return {exitCode: 127, stdout: '', stderr: 'sh: 1: not found\n'}
-        },
-        async close() {
-          sent.push('close')
-        },
-      }
-    }
-    const env = {
-      cluster: () => ({access: {context: 'test', server: 'https://127.0.0.1:6443'}, api}),
-      nodes: () => {
-        counts.connectors++
-        return {
-          kind: 'pod',
-          connect: async (n: Node) => {
-            ;(log[n.metadata.name] ??= []).push('connect')
-            if (failConnect.includes(n.metadata.name)) throw new Error('debug pod did not start')
-            return transport(n.metadata.name)
-          },
-          close: async () => void counts.closedConnectors++,
-        }
-      },
-      stderr: {write: () => true},
-    } as unknown as Environment
-    return {env, log, counts}
-  }
   const flags = {via: 'pod', concurrency: 2, timeout: '30s', 'node-timeout': '5m'}
 
   it('one connector per run, each node connected once; its probe goes over the transport that collected it, then it is closed', async () => {
-    const {env, log, counts} = fakeRun()
+    const {env, log, counts} = fakeProbeRun(bundle)
     const run = await collectLiveProbed(['node-a', 'node-b'], flags, env, {areas: ['routes']})
     assert.deepEqual(counts, {connectors: 1, closedConnectors: 1})
     for (const node of ['node-a', 'node-b']) {
@@ -197,7 +138,7 @@ describe('collectLiveProbed: the probe reuses the run\'s transports', () => {
   })
 
   it('checkLiveProbed judges the records with NODE-019; a node whose transport never opened is not probed and says why', async () => {
-    const {env, log, counts} = fakeRun(['node-b'])
+    const {env, log, counts} = fakeProbeRun(bundle, ['node-b'])
     const o = {areas: ['routes' as const], tool: {name: 'node-doctor', version: 'test'}, command: 'check node-a node-b --probe'}
     const report = await checkLiveProbed(['node-a', 'node-b'], flags, env, o)
     assert.equal(counts.connectors, 1)
@@ -207,7 +148,7 @@ describe('collectLiveProbed: the probe reuses the run\'s transports', () => {
   })
 
   it('--only without routes: no probe command is sent (NODE-019 is a routes check)', async () => {
-    const {env, log} = fakeRun()
+    const {env, log} = fakeProbeRun(bundle)
     const run = await collectLiveProbed(['node-a', 'node-b'], flags, env, {areas: ['iptables']})
     assert.ok(!Object.values(log).flat().some((c) => c.startsWith('ping ') || c.startsWith('ip -d -j route get ')))
     assert.ok(run.nodes.every((s) => s.artifacts[MTU_PROBE_ARTIFACT] === undefined))
