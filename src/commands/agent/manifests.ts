@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseAreas, parseDuration} from '../../cli/flags.js'
-import {type Distribution, KNOWN_LAYOUTS} from '../../core/layout/known-layouts.js'
 
 export default class AgentManifests extends BaseCommand {
   static override summary = 'Print the Namespace, ServiceAccount and DaemonSet that `check --in-cluster` would create.'
@@ -23,10 +22,12 @@ export default class AgentManifests extends BaseCommand {
     image: Flags.string({summary: 'Agent image (default: ghcr.io/node-doctor/kubectl-node-doctor:<this plugin version>).'}),
     'run-id': Flags.string({summary: 'Run id to put in names and labels.', default: '00000000'}),
     node: Flags.string({summary: 'Only these nodes (node affinity); repeatable.', multiple: true}),
+    // The names are checked in run() (app/manifest-layouts.ts): a command does not load the layout table at start-up.
     layout: Flags.string({
-      summary: "The target nodes' layouts (repeatable): mount only their directories, as a run over such nodes does. Default: every layout's.",
+      summary:
+        "A target node's layout (repeatable): kubeadm, k3s, rke2, eks-al2, eks-al2023, gke-cos, aks, bottlerocket, talos or unknown. " +
+        "Mounts only those layouts' directories, as a run over such nodes does. Default: every layout's.",
       multiple: true,
-      options: KNOWN_LAYOUTS.map((l) => l.distribution),
     }),
     timeout: Flags.string({summary: 'Per-command timeout handed to the agent.', default: '30s'}),
   }
@@ -34,9 +35,8 @@ export default class AgentManifests extends BaseCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(AgentManifests)
     const areas = parseAreas(flags.only)
-    // Distinct and sorted, as a run's layout scope lists them (core/agent/layout-scope.ts).
-    const layouts = flags.layout ? ([...new Set(flags.layout)].sort() as Distribution[]) : undefined
-    const {agentManifestsText} = await import('../../app/agent-collect.js')
+    const [{agentManifestsText}, {manifestLayouts}] = await Promise.all([import('../../app/agent-collect.js'), import('../../app/manifest-layouts.js')])
+    const layouts = manifestLayouts(flags.layout)
     process.stdout.write(
       agentManifestsText({runId: flags['run-id'], image: flags.image, version: this.config.version, areas, nodeNames: flags.node, commandTimeoutMs: parseDuration(flags.timeout, 'timeout'), layouts}),
     )

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {Config} from '@oclif/core'
 import {agentManifestsText} from '../../../../src/app/agent-collect.js'
+import {LAYOUT_NAMES} from '../../../../src/app/manifest-layouts.js'
+import AgentManifests from '../../../../src/commands/agent/manifests.js'
 import {agentLayoutScope} from '../../../../src/core/agent/layout-scope.js'
 import type {Node} from '../../../../src/core/model/k8s.js'
 import {type ClusterSnapshot, emptyClusterSnapshot} from '../../../../src/core/model/snapshot.js'
@@ -63,7 +65,14 @@ describe('agent manifests --layout', () => {
   it('an unknown layout name is refused, naming the known ones', async () => {
     const r = await manifests([...fixed, '--layout', 'openshift'])
     assert.equal(r.exitCode, 2)
-    assert.match(r.stderr, /Expected --layout=openshift to be one of: kubeadm, k3s, rke2/)
+    assert.match(r.stderr, /unknown layout "openshift"/)
+    assert.ok(r.stderr.includes(`Known layouts: ${LAYOUT_NAMES.join(', ')}.`), r.stderr)
     assert.equal(r.stdout, '')
+  })
+
+  it("the flag's help names exactly the layouts the table knows", () => {
+    const summary = AgentManifests.flags.layout.summary ?? ''
+    const listed = /: (.*?)\. /.exec(summary)?.[1]?.replace(' or ', ', ').split(', ')
+    assert.deepEqual(listed, [...LAYOUT_NAMES])
   })
 })
