@@ -30,6 +30,12 @@ export interface CollectFleetOptions {
    * open transports are closed at once so slow nodes end now.
    */
   signal?: AbortSignal
+  /**
+   * Runs on the node's transport, still open, once the node is collected (outside nodeTimeoutMs), before it is closed;
+   * what it returns replaces the snapshot (`check --probe` runs its pings here, over the same connection or pod).
+   * Must not reject for the node's own failures: record them in the snapshot.
+   */
+  afterCollect?: (transport: NodeTransport, snapshot: NodeSnapshot) => Promise<NodeSnapshot>
 }
 
 function failedSnapshot(node: string, collectedAt: string, message: string, durationMs: number, transport: NodeSnapshot['transport']): NodeSnapshot {
@@ -84,8 +90,9 @@ export async function collectFleet(nodes: readonly Node[], options: CollectFleet
                   }),
                 ])
               : await work
-          options.onEvent?.({type: 'node-done', node: name, ok: true, durationMs: snap.durationMs ?? 0, snapshot: snap})
-          return snap
+          const done = options.afterCollect && transport ? await options.afterCollect(transport, snap) : snap
+          options.onEvent?.({type: 'node-done', node: name, ok: true, durationMs: snap.durationMs ?? 0, snapshot: done})
+          return done
         } catch (err) {
           const durationMs = options.now().getTime() - start.getTime()
           const hint = (err as {hint?: string}).hint

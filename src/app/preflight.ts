@@ -9,8 +9,9 @@ import {inFile, ParseError, UsageError} from '../errors.js'
 import type {Environment} from '../ports/environment.js'
 import {analyzeSnapshots} from './analyze.js'
 import {type CheckFlags, collectForCheck} from './live/check.js'
+import {collectLiveProbed} from './live/probe.js'
 
-export type PreflightFlags = CheckFlags & {baseline?: string; 'from-bundle'?: string}
+export type PreflightFlags = CheckFlags & {baseline?: string; 'from-bundle'?: string; probe?: boolean}
 
 export interface PreflightResult {
   report: Report
@@ -23,6 +24,9 @@ export async function preflight(names: string[], flags: PreflightFlags, env: Env
   const profile = o.profile ? {profile: o.profile} : {}
   // Read the baseline first: a malformed file must fail before minutes of collection.
   const baseline = flags.baseline === undefined ? undefined : loadBaseline(flags.baseline, env)
+  if (flags.probe && flags['from-bundle'] !== undefined) {
+    throw new UsageError('--probe measures the live path between nodes; it does not apply to --from-bundle', 'A bundle collected with the probe keeps its record (the mtu-probe artifact) and NODE-019 judges it.')
+  }
 
   const metadata: ReportMetadata = {generatedAt: new Date().toISOString(), tool: o.tool, command: o.command}
   let report: Report
@@ -40,7 +44,10 @@ export async function preflight(names: string[], flags: PreflightFlags, env: Env
     })
   } else {
     // quiet: no progress line, even on a terminal.
-    const live = await collectForCheck(names, {...flags, quiet: true}, env, {...(areas ? {areas} : {}), version: o.tool.version})
+    // --probe: the path-MTU probe over the same transports, each node as it is collected (app/live/probe.ts).
+    const live = flags.probe
+      ? await collectLiveProbed(names, {...flags, quiet: true}, env, {areas})
+      : await collectForCheck(names, {...flags, quiet: true}, env, {...(areas ? {areas} : {}), version: o.tool.version})
     report = analyzeSnapshots(live.cluster, live.nodes, {areas, ...profile, metadata: {...metadata, context: live.access.context}})
   }
 

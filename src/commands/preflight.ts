@@ -2,7 +2,7 @@ import {existsSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
+import {areaFlags, commonFlags, inClusterFlags, kubeFlags, parseAreas, probeFlags, profileFlags, reportFlags, selectionFlags, transportFlags} from '../cli/flags.js'
 import type {ProfileSelection} from '../core/checks/registry.js'
 import type {Severity} from '../core/model/report.js'
 import {UsageError} from '../errors.js'
@@ -22,6 +22,7 @@ export default class Preflight extends BaseCommand {
     '<%= config.bin %> preflight --all --junit junit.xml --sarif node-doctor.sarif --markdown "$GITHUB_STEP_SUMMARY"',
     '<%= config.bin %> preflight --from-bundle bundle.tgz --json report.json --baseline .node-doctor-baseline.yaml',
     '<%= config.bin %> preflight -l node-role.kubernetes.io/worker --only iptables,kubelet --fail-on warning',
+    '<%= config.bin %> preflight node-a node-b --probe --junit junit.xml',
   ]
 
   static override strict = false
@@ -41,6 +42,7 @@ export default class Preflight extends BaseCommand {
     ...profileFlags('all'),
     ...kubeFlags,
     ...commonFlags,
+    ...probeFlags,
   }
 
   async run(): Promise<void> {

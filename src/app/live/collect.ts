@@ -7,7 +7,7 @@ import type {Area} from '../../core/model/report.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../../core/model/snapshot.js'
 import {parseDuration} from '../../duration.js'
 import type {ApiAccess, Environment, TextSink} from '../../ports/environment.js'
-import {collectFleet, type FleetEvent} from '../collect-fleet.js'
+import {type CollectFleetOptions, collectFleet, type FleetEvent} from '../collect-fleet.js'
 import {type LiveFlags, type LiveTargets, resolveLiveTargets} from './targets.js'
 
 export interface LiveRun {
@@ -40,6 +40,8 @@ export interface FleetRunOptions {
   warn: (message: string) => void
   onEvent?: (e: FleetEvent) => void
   signal?: AbortSignal
+  /** Work on each collected node over its still-open transport (collectFleet's afterCollect). */
+  afterCollect?: CollectFleetOptions['afterCollect']
 }
 
 /** Collects the selected nodes of `targets` over the transports --via names; closes them all at the end. */
@@ -57,18 +59,26 @@ export async function collectTargets(targets: LiveTargets, flags: LiveFlags, env
     connect: (node) => connector.connect(node),
     ...(o.onEvent ? {onEvent: o.onEvent} : {}),
     ...(o.signal ? {signal: o.signal} : {}),
+    ...(o.afterCollect ? {afterCollect: o.afterCollect} : {}),
     transportKind: connector.kind,
   }).finally(() => connector.close())
 }
 
 /** `check`, `collect`, `preflight`: kubeconfig → ClusterSnapshot (read once) → NodeSnapshots, with progress. */
-export async function collectLive(names: string[], flags: LiveFlags, env: Environment, options: {areas?: Area[]; now?: () => Date} = {}): Promise<LiveRun> {
+export async function collectLive(
+  names: string[],
+  flags: LiveFlags,
+  env: Environment,
+  options: {areas?: Area[]; now?: () => Date; afterCollect?: (targets: LiveTargets) => FleetRunOptions['afterCollect']} = {},
+): Promise<LiveRun> {
   const now = options.now ?? (() => new Date())
   parseDuration(flags.timeout, 'timeout')
   parseDuration(flags['node-timeout'], 'node-timeout')
   const targets = await resolveLiveTargets(names, flags, env, now)
+  const afterCollect = options.afterCollect?.(targets)
   const nodes = await collectTargets(targets, flags, env, {
     ...(options.areas ? {areas: options.areas} : {}),
+    ...(afterCollect ? {afterCollect} : {}),
     now,
     warn: (m) => (!flags.quiet || isSecurityWarning(m)) && env.stderr.write(`${m}\n`),
     onEvent: progress(env.stderr, Boolean(env.stderr.isTTY) && !flags.quiet, targets.selected.length),

@@ -1,4 +1,5 @@
-// `check --probe`: after the nodes are collected, each one pings every other selected node's InternalIP with
+// `check --probe` / `preflight --probe`: once a node is collected, and over the same transport (the SSH connection or
+// debug pod that collected it, still open), it pings every other selected node's InternalIP with
 // don't-fragment packets of its device MTU (core/collection/mtu-probe.ts builds every command; nothing from the API
 // but a validated Node address reaches a node). The result becomes the node's `mtu-probe` artifact, judged by NODE-019
 // like any other artifact, so bundles and `analyze` keep it. Traffic goes only between the selected nodes.
@@ -23,7 +24,6 @@ import {shellJoin} from '../../core/collection/shell.js'
 import type {ProfileSelection} from '../../core/checks/types.js'
 import type {Node} from '../../core/model/k8s.js'
 import type {Area, Report, ReportMetadata} from '../../core/model/report.js'
-import {isSecurityWarning} from '../../core/model/security-warning.js'
 import {artifactText, type ClusterSnapshot, type NodeSnapshot} from '../../core/model/snapshot.js'
 import {parseLinks} from '../../core/parse/links.js'
 import {parseDuration} from '../../duration.js'
@@ -31,7 +31,7 @@ import {UsageError} from '../../errors.js'
 import type {Environment} from '../../ports/environment.js'
 import type {NodeTransport} from '../../ports/node-transport.js'
 import {analyzeSnapshots} from '../analyze.js'
-import {collectLive} from './collect.js'
+import {collectLive, type LiveRun} from './collect.js'
 import type {LiveFlags} from './targets.js'
 
 export interface ProbeRunOptions {
@@ -59,7 +59,7 @@ function withArtifact(s: NodeSnapshot, record: MtuProbeRecord): NodeSnapshot {
 const notRun = (why: string): MtuProbeRecord => ({format: MTU_PROBE_FORMAT, notRun: why, peers: [], skipped: []})
 
 /** The probes from one node to its peers, over an open transport. */
-async function probeFrom(t: NodeTransport, cluster: ClusterSnapshot, snapshot: NodeSnapshot, selected: readonly string[], o: ProbeRunOptions): Promise<MtuProbeRecord> {
+async function probeFrom(t: NodeTransport, cluster: ClusterSnapshot, snapshot: NodeSnapshot, selected: readonly string[], o: Pick<ProbeRunOptions, 'timeoutMs' | 'sudo'>): Promise<MtuProbeRecord> {
   const linksText = artifactText(snapshot, 'ip-link')
   if (linksText === undefined) return notRun('the node\'s links (ip-link) were not collected, so the device MTU is unknown')
   let links
@@ -109,13 +109,36 @@ async function probeFrom(t: NodeTransport, cluster: ClusterSnapshot, snapshot: N
   return {format: MTU_PROBE_FORMAT, peers, skipped}
 }
 
+/** Why the probe does not run from any node: fewer than two nodes selected; undefined when it can. */
+function probeNotPossible(selected: readonly string[]): string | undefined {
+  return selected.length < 2 ? 'only one node is selected: --probe needs at least two (it pings between the selected nodes)' : undefined
+}
+
+/**
+ * The probe from one collected node over a transport already open to it (never closed here); its snapshot with the
+ * record. Never throws for the node's failure.
+ */
+export async function probeCollectedNode(t: NodeTransport, cluster: ClusterSnapshot, snapshot: NodeSnapshot, selected: readonly string[], o: Pick<ProbeRunOptions, 'timeoutMs' | 'sudo'>): Promise<NodeSnapshot> {
+  const why = probeNotPossible(selected)
+  if (why !== undefined) return withArtifact(snapshot, notRun(why))
+  if (snapshot.errors.some((e) => e.fatal)) return withArtifact(snapshot, notRun('the node was not collected'))
+  try {
+    return withArtifact(snapshot, await probeFrom(t, cluster, snapshot, selected, o))
+  } catch (err) {
+    return withArtifact(snapshot, notRun(`the probe could not run: ${(err as Error).message}`))
+  }
+}
+
 /**
  * Adds the `mtu-probe` artifact to every snapshot: the probe's record, or why it did not run from that node (one node
- * selected, the node was not collected or cannot be reached again). Never throws for a node's failure.
+ * selected, the node was not collected or cannot be reached). Opens a transport per node with `connect`: for
+ * snapshots collected earlier (the integration harness); a live run probes each node over the transport that
+ * collected it (collectLiveProbed). Never throws for a node's failure.
  */
 export async function probeNodes(cluster: ClusterSnapshot, selected: readonly Node[], snapshots: readonly NodeSnapshot[], o: ProbeRunOptions): Promise<NodeSnapshot[]> {
   const names = selected.map((n) => n.metadata.name)
-  if (names.length < 2) return snapshots.map((s) => withArtifact(s, notRun('only one node is selected: --probe needs at least two (it pings between the selected nodes)')))
+  const why = probeNotPossible(names)
+  if (why !== undefined) return snapshots.map((s) => withArtifact(s, notRun(why)))
   const limit = pLimit(Math.max(1, o.concurrency))
   return Promise.all(
     snapshots.map((s) =>
@@ -136,6 +159,36 @@ export async function probeNodes(cluster: ClusterSnapshot, selected: readonly No
   )
 }
 
+/** Whether --probe applies to a run over these areas: NODE-019 is a routes check, so --only without routes has none. */
+function probes(areas: readonly Area[] | undefined): boolean {
+  return !areas || areas.length === 0 || areas.includes('routes')
+}
+
+/**
+ * The live collection with the probe (`check --probe`, `preflight --probe`): each node probes its peers right after it
+ * is collected, over the same transport (the same SSH connection, the same debug pod in the run's one namespace),
+ * before that transport is closed: a node is reached once per run, within --concurrency. Nodes that were not collected
+ * get a record saying so.
+ */
+export async function collectLiveProbed(names: string[], flags: LiveFlags & {'in-cluster'?: boolean}, env: Environment, o: {areas?: Area[] | undefined}): Promise<LiveRun> {
+  if (flags['in-cluster']) throw new UsageError('--probe works over the node transports (--via ssh|pod), not with --in-cluster')
+  const areas = o.areas ? {areas: o.areas} : {}
+  if (!probes(o.areas)) return collectLive(names, flags, env, areas)
+  const timeoutMs = parseDuration(flags.timeout, 'timeout')
+  if (env.stderr.isTTY && !flags.quiet) env.stderr.write('probing the path MTU between the selected nodes as each is collected\n')
+  const live = await collectLive(names, flags, env, {
+    ...areas,
+    afterCollect: (targets) => {
+      const selected = targets.selected.map((n) => n.metadata.name)
+      return (t, snapshot) => probeCollectedNode(t, targets.cluster, snapshot, selected, {timeoutMs, sudo: Boolean(flags.sudo)})
+    },
+  })
+  // Nodes that could not be reached never reached afterCollect: their record says why.
+  const why = probeNotPossible(live.nodes.map((s) => s.node)) ?? 'the node was not collected'
+  const nodes = live.nodes.map((s) => (s.artifacts[MTU_PROBE_ARTIFACT] ? s : withArtifact(s, notRun(why))))
+  return {...live, nodes}
+}
+
 /** `check --probe`: the live check over the node transports, with the probe between collection and analysis. */
 export async function checkLiveProbed(
   names: string[],
@@ -143,23 +196,8 @@ export async function checkLiveProbed(
   env: Environment,
   o: {areas: Area[] | undefined; profile?: ProfileSelection; tool: ReportMetadata['tool']; command: string},
 ): Promise<Report> {
-  if (flags['in-cluster']) throw new UsageError('--probe works over the node transports (--via ssh|pod), not with --in-cluster')
-  const live = await collectLive(names, flags, env, o.areas ? {areas: o.areas} : {})
-  let nodes = live.nodes
-  // NODE-019 is a routes check: with --only leaving routes out there is nothing to probe for.
-  if (!o.areas || o.areas.length === 0 || o.areas.includes('routes')) {
-    const warn = (m: string) => void ((!flags.quiet || isSecurityWarning(m)) && env.stderr.write(`${m}\n`))
-    if (env.stderr.isTTY && !flags.quiet) env.stderr.write('probing the path MTU between the selected nodes\n')
-    // The collected nodes, in order, as the cluster read for this run knows them (it holds the selected nodes).
-    const selected = nodes.flatMap((s) => live.cluster.nodes.filter((n) => n.metadata.name === s.node))
-    const connector = env.nodes(env.cluster(), warn)
-    try {
-      nodes = await probeNodes(live.cluster, selected, nodes, {timeoutMs: parseDuration(flags.timeout, 'timeout'), sudo: Boolean(flags.sudo), concurrency: flags.concurrency, connect: (n) => connector.connect(n)})
-    } finally {
-      await connector.close()
-    }
-  }
-  return analyzeSnapshots(live.cluster, nodes, {
+  const live = await collectLiveProbed(names, flags, env, {areas: o.areas})
+  return analyzeSnapshots(live.cluster, live.nodes, {
     areas: o.areas,
     ...(o.profile ? {profile: o.profile} : {}),
     metadata: {generatedAt: new Date().toISOString(), tool: o.tool, command: o.command, context: live.access.context},

@@ -66,4 +66,25 @@ describe('collectFleet', () => {
     assert.deepEqual(started, ['a'])
     assert.deepEqual(snaps.map((s) => s.node), ['a'])
   })
+  it('afterCollect runs on the still-open transport of each collected node, before its close; its snapshot is the result', async () => {
+    const closed: string[] = []
+    const seen: string[] = []
+    const events: FleetEvent[] = []
+    const snaps = await collectFleet([node('a'), node('b')], {
+      ...base,
+      concurrency: 2,
+      connect: async (n) => (n.metadata.name === 'b' ? Promise.reject(new Error('unreachable')) : fakeTransport(n.metadata.name, closed)),
+      onEvent: (e) => events.push(e),
+      afterCollect: async (t, s) => {
+        seen.push(`${t.node} open=${!closed.includes(t.node)}`)
+        return {...s, artifacts: {...s.artifacts, extra: {id: 'extra', source: 'test', exitCode: 0, content: 'x'}}}
+      },
+    })
+    assert.deepEqual(seen, ['a open=true'], 'not run for a node whose transport never opened')
+    assert.deepEqual(closed, ['a'])
+    assert.equal(snaps[0]!.artifacts['extra']?.content, 'x')
+    assert.equal(snaps[1]!.artifacts['extra'], undefined)
+    const doneA = events.find((e): e is Extract<FleetEvent, {type: 'node-done'}> => e.type === 'node-done' && e.node === 'a')!
+    assert.equal(doneA.snapshot, snaps[0])
+  })
 })

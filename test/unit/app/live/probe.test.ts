@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
-import {checkLiveProbed, probeNodes} from '../../../../src/app/live/probe.js'
+import {checkLiveProbed, collectLiveProbed, probeNodes} from '../../../../src/app/live/probe.js'
 import {MTU_PROBE_ARTIFACT, type MtuProbeRecord, parseMtuProbe} from '../../../../src/core/collection/mtu-probe.js'
 import type {Node} from '../../../../src/core/model/k8s.js'
 import type {NodeSnapshot} from '../../../../src/core/model/snapshot.js'
@@ -12,6 +12,7 @@ import type {Environment} from '../../../../src/ports/environment.js'
 import type {ExecResult, NodeTransport} from '../../../../src/ports/node-transport.js'
 import {readBundle} from '../../../../src/transports/bundle/bundle.js'
 import {FIXTURES} from '../../../support/golden.js'
+import {fakeProbeRun} from '../../../support/probe-env.js'
 
 const bundle = await readBundle(join(FIXTURES, 'checks', 'node-probe', 'path-mtu-blackhole'))
 const recorded = (node: string) => {
@@ -108,5 +109,48 @@ describe('probeNodes', () => {
     const flags = {'in-cluster': true, via: 'ssh', concurrency: 1, timeout: '30s', 'node-timeout': '5m'}
     const o = {areas: undefined, tool: {name: 'node-doctor', version: 'test'}, command: 'check --all --probe --in-cluster'}
     await assert.rejects(checkLiveProbed([], flags, {} as Environment, o), {name: 'UsageError', message: /^--probe works over the node transports \(--via ssh\|pod\), not with --in-cluster$/})
+  })
+})
+
+// A live run with --probe (collectLiveProbed / checkLiveProbed) over a fake Environment (test/support/probe-env.ts)
+// answering with the NODE-019 fire bundle's recordings.
+describe('collectLiveProbed: the probe reuses the run\'s transports', () => {
+  const flags = {via: 'pod', concurrency: 2, timeout: '30s', 'node-timeout': '5m'}
+
+  it('one connector per run, each node connected once; its probe goes over the transport that collected it, then it is closed', async () => {
+    const {env, log, counts} = fakeProbeRun(bundle)
+    const run = await collectLiveProbed(['node-a', 'node-b'], flags, env, {areas: ['routes']})
+    assert.deepEqual(counts, {connectors: 1, closedConnectors: 1})
+    for (const node of ['node-a', 'node-b']) {
+      const sent = log[node]!
+      assert.equal(sent.filter((c) => c === 'connect').length, 1, `${node} connected once: ${sent.join('\n')}`)
+      assert.equal(sent[0], 'connect')
+      assert.equal(sent.at(-1), 'close')
+      assert.equal(sent.filter((c) => c === 'close').length, 1)
+      // The plan's link read comes before the probe's commands, all on the one transport.
+      const links = sent.indexOf('ip -j -d link show')
+      const route = sent.findIndex((c) => c.startsWith('ip -d -j route get '))
+      assert.ok(links > 0 && route > links, sent.join('\n'))
+      assert.ok(sent.slice(route).every((c) => c.startsWith('ip -d -j route get ') || c.startsWith('ping ') || c === 'close'), sent.join('\n'))
+    }
+    const a = record(run.nodes.find((s) => s.node === 'node-a')!)
+    assert.deepEqual(a.peers.map((p) => [p.node, p.device, p.attempts.map((x) => x.size)]), [['node-b', 'eth0', [1472, 56]]])
+  })
+
+  it('checkLiveProbed judges the records with NODE-019; a node whose transport never opened is not probed and says why', async () => {
+    const {env, log, counts} = fakeProbeRun(bundle, ['node-b'])
+    const o = {areas: ['routes' as const], tool: {name: 'node-doctor', version: 'test'}, command: 'check node-a node-b --probe'}
+    const report = await checkLiveProbed(['node-a', 'node-b'], flags, env, o)
+    assert.equal(counts.connectors, 1)
+    assert.deepEqual(log['node-b'], ['connect'])
+    const probe = report.results.filter((r) => r.id === 'NODE-019').map((r) => [r.node, r.status])
+    assert.deepEqual(probe, [['node-a', 'failed'], ['node-b', 'skipped']])
+  })
+
+  it('--only without routes: no probe command is sent (NODE-019 is a routes check)', async () => {
+    const {env, log} = fakeProbeRun(bundle)
+    const run = await collectLiveProbed(['node-a', 'node-b'], flags, env, {areas: ['iptables']})
+    assert.ok(!Object.values(log).flat().some((c) => c.startsWith('ping ') || c.startsWith('ip -d -j route get ')))
+    assert.ok(run.nodes.every((s) => s.artifacts[MTU_PROBE_ARTIFACT] === undefined))
   })
 })
