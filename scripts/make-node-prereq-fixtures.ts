@@ -9,18 +9,16 @@
 // namespaces cannot show while the module is loaded (that path is covered by unit tests with a /proc/modules text).
 // NODE-005..007's cases (reverse-path filtering, overlay MTU) are described where they are built, below.
 // Needs root. Run: node --import tsx scripts/make-node-prereq-fixtures.ts [CASE_DIR...]
-import {execFileSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
-import type {Artifact, NodeSnapshot} from '../src/core/model/snapshot.js'
+import type {NodeSnapshot} from '../src/core/model/snapshot.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
+import {captureInNs, inNs, withNetns} from './lib/node-netns.js'
 
 const ROOT = 'test/fixtures/checks/node'
 const BASE = 'test/fixtures/checks/iptables/clean'
 const base = await readBundle(BASE)
 const kubeProxyRules = readFileSync(join(BASE, 'nodes/node-a/iptables-save.txt'), 'utf8')
-const sysctlArgv = COLLECTION_PLAN.find((p) => p.id === 'sysctls')!.argv
 
 interface Case {
   dir: string
@@ -47,23 +45,8 @@ const CASES: Case[] = [
   {dir: 'route-localnet-off', sysctls: {...GOOD, 'net.ipv4.conf.all.route_localnet': '0'}, forwardPolicy: 'ACCEPT'},
 ]
 
-/** stdout of a command in the namespace; sysctl exits non-zero for keys a namespace lacks but prints the others. */
-function inNs(ns: string, argv: string[], input?: string): string {
-  try {
-    return execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe']})
-  } catch (err) {
-    const e = err as {stdout?: string; status?: number}
-    if ((argv[0] === 'sysctl' || argv === sysctlArgv) && e.stdout) return e.stdout
-    throw err
-  }
-}
-
-const artifact = (id: string, source: string, content: string): Artifact => ({id, source, exitCode: 0, content})
-
 function capture(c: Case): NodeSnapshot {
-  const ns = `nd-prereq-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-prereq', (ns) => {
     for (const [k, v] of Object.entries(c.sysctls)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
     inNs(ns, ['ip', 'link', 'add', 'cni0', 'type', 'bridge'])
     inNs(ns, ['ip', 'link', 'add', 'veth3f2a1c9d', 'type', 'veth', 'peer', 'name', 'pod-eth0'])
@@ -76,14 +59,12 @@ function capture(c: Case): NodeSnapshot {
     const {modules: _modules, ...rest} = n.artifacts
     n.artifacts = {
       ...rest,
-      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
+      sysctls: captureInNs(ns, 'sysctls'),
+      'ip-link': captureInNs(ns, 'ip-link'),
+      'iptables-save': captureInNs(ns, 'iptables-save'),
     }
     return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+  })
 }
 
 // Arguments name the cases to write (`forwarding-ok rp-mtu-ok ...`); none writes them all.
@@ -162,9 +143,7 @@ function rpMtuCluster(c: RpMtuCase): typeof base.cluster {
 }
 
 function captureRpMtu(c: RpMtuCase): NodeSnapshot {
-  const ns = `nd-rpmtu-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-rpmtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
     for (const [k, v] of Object.entries(GOOD)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
     inNs(ns, ['sysctl', '-q', '-w', `net.ipv4.conf.all.rp_filter=${c.rpFilterAll}`])
@@ -186,16 +165,14 @@ function captureRpMtu(c: RpMtuCase): NodeSnapshot {
     const {modules: _modules, ...rest} = n.artifacts
     n.artifacts = {
       ...rest,
-      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
-      'ip-route': artifact('ip-route', 'ip -d route show table all', inNs(ns, ['ip', '-d', 'route', 'show', 'table', 'all'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
+      sysctls: captureInNs(ns, 'sysctls'),
+      'ip-link': captureInNs(ns, 'ip-link'),
+      'ip-addr': captureInNs(ns, 'ip-addr'),
+      'ip-route': captureInNs(ns, 'ip-route'),
+      'iptables-save': captureInNs(ns, 'iptables-save'),
     }
     return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+  })
 }
 
 for (const c of RP_MTU_CASES.filter((x) => wanted(x.dir))) {
@@ -215,9 +192,7 @@ const POD_MTU_CASES: PodMtuCase[] = [
 ]
 
 function capturePodMtu(c: PodMtuCase): NodeSnapshot {
-  const ns = `nd-podmtu-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-podmtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
     for (const [k, v] of Object.entries(GOOD)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
     ip('link', 'set', 'lo', 'up')
@@ -240,16 +215,14 @@ function capturePodMtu(c: PodMtuCase): NodeSnapshot {
     const {modules: _modules, ...rest} = n.artifacts
     n.artifacts = {
       ...rest,
-      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
-      'ip-route': artifact('ip-route', 'ip -d route show table all', inNs(ns, ['ip', '-d', 'route', 'show', 'table', 'all'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
+      sysctls: captureInNs(ns, 'sysctls'),
+      'ip-link': captureInNs(ns, 'ip-link'),
+      'ip-addr': captureInNs(ns, 'ip-addr'),
+      'ip-route': captureInNs(ns, 'ip-route'),
+      'iptables-save': captureInNs(ns, 'iptables-save'),
     }
     return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+  })
 }
 
 function flannelCluster(): typeof base.cluster {
