@@ -2,8 +2,8 @@
 // artifacts node-doctor collects (ip-route, ip-addr, ip-link). The kernel here has no ipip or dummy links, so tunl0
 // is a veth stand-in; vxlan.calico is a real vxlan device; pod veths have their peer in a second namespace, as
 // with a real CNI. MACs are fixed so the captures are reproducible.
-import {createNetns, type Netns} from './netns.js'
-import {addDefaultRoute, addPodVeth, type CapturedNode, captureNode, setupNodeUplink} from './node-netns.js'
+import type {Netns} from './netns.js'
+import {addDefaultRoute, addPodVeth, type CapturedNode, captureNode, setupNodeUplink, withNodeAndPods} from './node-netns.js'
 
 export {type CapturedNode, captureNode} from './node-netns.js'
 
@@ -47,15 +47,10 @@ export function setupCalicoNode(ns: Netns, pods: Netns, setup: CalicoNodeSetup):
 
 /** Sets the node up in fresh namespaces, captures it, and removes the namespaces. */
 export function captureCalicoNode(setup: CalicoNodeSetup): CapturedNode {
-  const ns = createNetns('nd-rt')
-  const pods = createNetns('nd-rtp')
-  try {
+  return withNodeAndPods('nd-rt', (ns, pods) => {
     setupCalicoNode(ns, pods, setup)
     return captureNode(ns)
-  } finally {
-    pods.destroy()
-    ns.destroy()
-  }
+  })
 }
 
 /** `ip route add` arguments for a pod's /32 to its cali interface. */

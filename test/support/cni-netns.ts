@@ -3,8 +3,8 @@
 // vxlan device (VNI 1, port 8472, nolearning, as flanneld creates it), cni0 a real bridge with the pods' veths
 // enslaved; neighbour and FDB entries are added the way flanneld adds them (PERMANENT neighbour, `self permanent` FDB
 // entry). VPC pods get an `eni…`/`azv…` veth each with the peer in a second namespace. MACs are fixed.
-import {createNetns, type Netns} from './netns.js'
-import {addDefaultRoute, addPodVeth, type CapturedNode, captureNode, setupNodeUplink} from './node-netns.js'
+import type {Netns} from './netns.js'
+import {addDefaultRoute, addPodVeth, type CapturedNode, captureNode, setupNodeUplink, withNodeAndPods} from './node-netns.js'
 
 export interface CniNodeSetup {
   /** flannel.1 with this MAC (VtepMAC) and address (the podCIDR's network address /32). */
@@ -74,13 +74,8 @@ export function captureCniNode(ns: Netns): CapturedCniNode {
 
 /** Sets the node up in fresh namespaces, runs `extra` inside (text captures for parser fixtures), and removes them. */
 export function withCniNode<T>(setup: CniNodeSetup, capture: (ns: Netns) => T): T {
-  const ns = createNetns('nd-cni')
-  const pods = createNetns('nd-cnip')
-  try {
+  return withNodeAndPods('nd-cni', (ns, pods) => {
     setupCniNode(ns, pods, setup)
     return capture(ns)
-  } finally {
-    pods.destroy()
-    ns.destroy()
-  }
+  })
 }

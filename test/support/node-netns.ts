@@ -2,7 +2,7 @@
 // Cilium fixtures): the uplink eth0, the DHCP-style default route, pod veth pairs with their peer in a second
 // namespace, and the capture of the collection plan's link/address/route artifacts. MACs are given by the caller so
 // each scenario family keeps its own fixed, reproducible ones.
-import type {Netns} from './netns.js'
+import {createNetns, type Netns} from './netns.js'
 
 export type CapturedNode = {
   'ip-route': string
@@ -53,5 +53,17 @@ export function captureNode(ns: Netns): CapturedNode {
     'ip-route': ns.exec(['ip', '-d', 'route', 'show', 'table', 'all']),
     'ip-addr': ns.exec(['ip', '-j', 'addr', 'show']),
     'ip-link': ns.exec(['ip', '-j', '-d', 'link', 'show']),
+  }
+}
+
+/** Runs `build` on a node namespace `<prefix>-…` and its pods' namespace `<prefix>p-…`, and removes both afterwards. */
+export function withNodeAndPods<T>(prefix: string, build: (ns: Netns, pods: Netns) => T): T {
+  const ns = createNetns(prefix)
+  const pods = createNetns(`${prefix}p`)
+  try {
+    return build(ns, pods)
+  } finally {
+    pods.destroy()
+    ns.destroy()
   }
 }
