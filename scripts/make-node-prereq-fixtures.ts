@@ -142,6 +142,22 @@ function rpMtuCluster(c: RpMtuCase): typeof base.cluster {
   return cluster
 }
 
+/** The base node with kube-proxy's rules loaded into `ns` and its sysctls, links, addresses, routes and rules captured (no modules listing). */
+function routedNode(ns: string): NodeSnapshot {
+  inNs(ns, ['iptables-restore'], kubeProxyRules)
+  const n = structuredClone(base.nodes[0]!)
+  const {modules: _modules, ...rest} = n.artifacts
+  n.artifacts = {
+    ...rest,
+    sysctls: captureInNs(ns, 'sysctls'),
+    'ip-link': captureInNs(ns, 'ip-link'),
+    'ip-addr': captureInNs(ns, 'ip-addr'),
+    'ip-route': captureInNs(ns, 'ip-route'),
+    'iptables-save': captureInNs(ns, 'iptables-save'),
+  }
+  return n
+}
+
 function captureRpMtu(c: RpMtuCase): NodeSnapshot {
   return withNetns('nd-rpmtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
@@ -160,18 +176,7 @@ function captureRpMtu(c: RpMtuCase): NodeSnapshot {
     ip('addr', 'add', '10.0.1.0/32', 'dev', 'tunl0')
     ip('route', 'add', 'default', 'via', c.defaultVia === 'eth0' ? '192.168.0.1' : '203.0.113.1', 'dev', c.defaultVia)
     ip('route', 'add', '10.0.2.0/24', 'via', c.nodeB, 'dev', 'tunl0', 'proto', 'bird', 'onlink')
-    inNs(ns, ['iptables-restore'], kubeProxyRules)
-    const n = structuredClone(base.nodes[0]!)
-    const {modules: _modules, ...rest} = n.artifacts
-    n.artifacts = {
-      ...rest,
-      sysctls: captureInNs(ns, 'sysctls'),
-      'ip-link': captureInNs(ns, 'ip-link'),
-      'ip-addr': captureInNs(ns, 'ip-addr'),
-      'ip-route': captureInNs(ns, 'ip-route'),
-      'iptables-save': captureInNs(ns, 'iptables-save'),
-    }
-    return n
+    return routedNode(ns)
   })
 }
 
@@ -210,18 +215,7 @@ function capturePodMtu(c: PodMtuCase): NodeSnapshot {
     ip('addr', 'add', '10.0.1.1/24', 'dev', 'cni0')
     ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0')
     ip('route', 'add', '10.0.2.0/24', 'via', '10.0.2.0', 'dev', 'flannel.1', 'onlink')
-    inNs(ns, ['iptables-restore'], kubeProxyRules)
-    const n = structuredClone(base.nodes[0]!)
-    const {modules: _modules, ...rest} = n.artifacts
-    n.artifacts = {
-      ...rest,
-      sysctls: captureInNs(ns, 'sysctls'),
-      'ip-link': captureInNs(ns, 'ip-link'),
-      'ip-addr': captureInNs(ns, 'ip-addr'),
-      'ip-route': captureInNs(ns, 'ip-route'),
-      'iptables-save': captureInNs(ns, 'iptables-save'),
-    }
-    return n
+    return routedNode(ns)
   })
 }
 
