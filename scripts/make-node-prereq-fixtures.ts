@@ -45,6 +45,14 @@ const CASES: Case[] = [
   {dir: 'route-localnet-off', sysctls: {...GOOD, 'net.ipv4.conf.all.route_localnet': '0'}, forwardPolicy: 'ACCEPT'},
 ]
 
+/** The base node with the artifacts `ids` captured in `ns` in place of its own (and no modules listing). */
+function nodeCapturing(ns: string, ids: string[]): NodeSnapshot {
+  const n = structuredClone(base.nodes[0]!)
+  const {modules: _modules, ...rest} = n.artifacts
+  n.artifacts = {...rest, ...Object.fromEntries(ids.map((id) => [id, captureInNs(ns, id)]))}
+  return n
+}
+
 function capture(c: Case): NodeSnapshot {
   return withNetns('nd-prereq', (ns) => {
     for (const [k, v] of Object.entries(c.sysctls)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
@@ -55,15 +63,7 @@ function capture(c: Case): NodeSnapshot {
     inNs(ns, ['iptables-restore'], kubeProxyRules)
     inNs(ns, ['iptables', '-P', 'FORWARD', c.forwardPolicy])
     if (c.flushForward) inNs(ns, ['iptables', '-F', 'FORWARD'])
-    const n = structuredClone(base.nodes[0]!)
-    const {modules: _modules, ...rest} = n.artifacts
-    n.artifacts = {
-      ...rest,
-      sysctls: captureInNs(ns, 'sysctls'),
-      'ip-link': captureInNs(ns, 'ip-link'),
-      'iptables-save': captureInNs(ns, 'iptables-save'),
-    }
-    return n
+    return nodeCapturing(ns, ['sysctls', 'ip-link', 'iptables-save'])
   })
 }
 
@@ -142,22 +142,6 @@ function rpMtuCluster(c: RpMtuCase): typeof base.cluster {
   return cluster
 }
 
-/** The base node with kube-proxy's rules loaded into `ns` and its sysctls, links, addresses, routes and rules captured (no modules listing). */
-function routedNode(ns: string): NodeSnapshot {
-  inNs(ns, ['iptables-restore'], kubeProxyRules)
-  const n = structuredClone(base.nodes[0]!)
-  const {modules: _modules, ...rest} = n.artifacts
-  n.artifacts = {
-    ...rest,
-    sysctls: captureInNs(ns, 'sysctls'),
-    'ip-link': captureInNs(ns, 'ip-link'),
-    'ip-addr': captureInNs(ns, 'ip-addr'),
-    'ip-route': captureInNs(ns, 'ip-route'),
-    'iptables-save': captureInNs(ns, 'iptables-save'),
-  }
-  return n
-}
-
 function captureRpMtu(c: RpMtuCase): NodeSnapshot {
   return withNetns('nd-rpmtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
@@ -176,7 +160,8 @@ function captureRpMtu(c: RpMtuCase): NodeSnapshot {
     ip('addr', 'add', '10.0.1.0/32', 'dev', 'tunl0')
     ip('route', 'add', 'default', 'via', c.defaultVia === 'eth0' ? '192.168.0.1' : '203.0.113.1', 'dev', c.defaultVia)
     ip('route', 'add', '10.0.2.0/24', 'via', c.nodeB, 'dev', 'tunl0', 'proto', 'bird', 'onlink')
-    return routedNode(ns)
+    inNs(ns, ['iptables-restore'], kubeProxyRules)
+    return nodeCapturing(ns, ['sysctls', 'ip-link', 'ip-addr', 'ip-route', 'iptables-save'])
   })
 }
 
@@ -215,7 +200,8 @@ function capturePodMtu(c: PodMtuCase): NodeSnapshot {
     ip('addr', 'add', '10.0.1.1/24', 'dev', 'cni0')
     ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0')
     ip('route', 'add', '10.0.2.0/24', 'via', '10.0.2.0', 'dev', 'flannel.1', 'onlink')
-    return routedNode(ns)
+    inNs(ns, ['iptables-restore'], kubeProxyRules)
+    return nodeCapturing(ns, ['sysctls', 'ip-link', 'ip-addr', 'ip-route', 'iptables-save'])
   })
 }
 
