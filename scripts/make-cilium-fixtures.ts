@@ -16,6 +16,7 @@ import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from '../src/core/model/snap
 import {writeBundle} from '../src/transports/bundle/bundle.js'
 import {calicoNode, clusterSnapshot, NODES, type NodeName, nodeSnapshot, pod} from '../test/support/calico-dns-builders.js'
 import {createNetns, type Netns, netnsUnavailable} from '../test/support/netns.js'
+import {addDefaultRoute, captureNode, setupNodeUplink} from '../test/support/node-netns.js'
 
 const ROOT = 'test/fixtures/checks/cilium-routes'
 const CIDR: Record<NodeName, string> = {'node-a': '10.0.1.0/24', 'node-b': '10.0.2.0/24', 'node-c': '10.0.3.0/24'}
@@ -80,12 +81,7 @@ const mac = (n: number) => `02:00:00:00:02:${n.toString(16).padStart(2, '0')}`
 
 function setup(ns: Netns, c: Case): void {
   const ip = (...a: string[]) => ns.exec(['ip', ...a])
-  ns.exec(['sysctl', '-q', '-w', 'net.ipv6.conf.default.disable_ipv6=1', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv4.ip_forward=1'])
-  ip('link', 'set', 'lo', 'up')
-  ip('link', 'add', 'eth0', 'address', mac(1), 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', mac(2))
-  ip('link', 'set', 'eth0', 'up')
-  ip('link', 'set', 'eth0-peer', 'up')
-  ip('addr', 'add', `${NODES['node-a'].ip}/24`, 'dev', 'eth0')
+  setupNodeUplink(ns, `${NODES['node-a'].ip}/24`, mac)
   ip('link', 'add', 'cilium_host', 'address', mac(3), 'type', 'veth', 'peer', 'name', 'cilium_net', 'address', mac(4))
   ip('link', 'set', 'cilium_host', 'mtu', '1500', 'up')
   ip('link', 'set', 'cilium_net', 'mtu', '1500', 'up')
@@ -94,16 +90,8 @@ function setup(ns: Netns, c: Case): void {
     ip('link', 'add', 'cilium_vxlan', 'address', mac(5), 'type', 'vxlan', 'external', 'dstport', '8472')
     ip('link', 'set', 'cilium_vxlan', 'mtu', '1500', 'up')
   }
-  ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0', 'proto', 'dhcp', 'src', NODES['node-a'].ip, 'metric', '100')
+  addDefaultRoute(ns, NODES['node-a'].ip)
   for (const r of c.routes) ip('route', 'add', ...r)
-}
-
-function capture(ns: Netns): Record<string, string> {
-  return {
-    'ip-route': ns.exec(['ip', '-d', 'route', 'show', 'table', 'all']),
-    'ip-addr': ns.exec(['ip', '-j', 'addr', 'show']),
-    'ip-link': ns.exec(['ip', '-j', '-d', 'link', 'show']),
-  }
 }
 
 const why = netnsUnavailable()
@@ -114,7 +102,7 @@ for (const c of CASES) {
   let artifacts: Record<string, string>
   try {
     setup(ns, c)
-    artifacts = capture(ns)
+    artifacts = captureNode(ns)
   } finally {
     ns.destroy()
   }

@@ -15,15 +15,13 @@ import {execFileSync, spawn} from 'node:child_process'
 import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {join} from 'node:path'
-import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
-import type {Artifact} from '../src/core/model/snapshot.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
+import {inNs, planArgv, planArtifact} from './lib/node-netns.js'
 
 const ROOT = 'test/fixtures/checks/conntrack-health'
 const BASE = 'test/fixtures/checks/iptables/clean'
 const base = await readBundle(BASE)
-const argvOf = (id: string) => COLLECTION_PLAN.find((p) => p.id === id)!.argv
 const SENDER = join(import.meta.dirname, 'lib', 'udp-flows.mjs')
 
 interface Case {
@@ -44,19 +42,6 @@ const CASES: Case[] = [
   {dir: 'kube-proxy-max-low', fill: 200, kubeProxyConfig: (max) => `conntrack:\n  maxPerCore: 32768\n  min: ${max * 2}\n`},
 ]
 
-function inNs(ns: string, argv: string[], input?: string): string {
-  try {
-    return execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 64 << 20})
-  } catch (err) {
-    const e = err as {stdout?: string}
-    // sysctl exits non-zero for keys a namespace lacks but prints the others.
-    if (argv[0] === 'sysctl' && e.stdout) return e.stdout
-    throw err
-  }
-}
-
-const artifact = (id: string, content: string): Artifact => ({id, source: argvOf(id).join(' '), exitCode: 0, content})
-
 function clusterFor(c: Case, max: number): ClusterSnapshot {
   const cluster = structuredClone(base.cluster)
   for (const n of cluster.nodes) (n.status as Record<string, unknown>)['capacity'] = {cpu: String(cpus().length), pods: '110'}
@@ -76,7 +61,7 @@ async function capture(c: Case): Promise<{node: NodeSnapshot; max: number}> {
     const flows = c.fill > 1 ? c.fill : Math.ceil(max * c.fill)
     inNs(ns, ['node', SENDER, String(flows)])
     const pause = () => new Promise((r) => setTimeout(r, 1500))
-    const statsArgv = argvOf('conntrack-stats')
+    const statsArgv = planArgv('conntrack-stats')
     let first: string
     let last: string
     if (c.keepSending) {
@@ -84,20 +69,20 @@ async function capture(c: Case): Promise<{node: NodeSnapshot; max: number}> {
       await new Promise((r) => setTimeout(r, 300))
       first = inNs(ns, statsArgv)
       await pause()
-      last = inNs(ns, argvOf('conntrack-stats-end'))
+      last = inNs(ns, planArgv('conntrack-stats-end'))
       sender.kill('SIGTERM')
       await new Promise((r) => sender.once('exit', r))
     } else {
       first = inNs(ns, statsArgv)
       await pause()
-      last = inNs(ns, argvOf('conntrack-stats-end'))
+      last = inNs(ns, planArgv('conntrack-stats-end'))
     }
     const n = structuredClone(base.nodes[0]!)
     n.artifacts = {
       ...n.artifacts,
-      sysctls: artifact('sysctls', inNs(ns, argvOf('sysctls'))),
-      'conntrack-stats': artifact('conntrack-stats', first),
-      'conntrack-stats-end': artifact('conntrack-stats-end', last),
+      sysctls: planArtifact('sysctls', inNs(ns, planArgv('sysctls'))),
+      'conntrack-stats': planArtifact('conntrack-stats', first),
+      'conntrack-stats-end': planArtifact('conntrack-stats-end', last),
     }
     return {node: n, max}
   } finally {

@@ -7,21 +7,16 @@
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {ipvsLiveInput} from '../src/core/checks/ipvs/live.js'
-import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
+import type {NodeSnapshot} from '../src/core/model/snapshot.js'
 import {generateIpvsState} from '../src/core/proxier/ipvs/generate.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
 import {healthyNodeArtifacts, ipAddrJson, type NodeArtifacts} from '../test/unit/core/proxier/ipvs/helpers.js'
+import {clusterInMode} from './lib/proxy-mode-cluster.js'
 
 const ROOT = 'test/fixtures/checks/ipvs'
 const base = await readBundle('test/fixtures/checks/iptables/clean')
 
-const cluster: ClusterSnapshot = structuredClone(base.cluster)
-for (const cm of cluster.configMaps) if (cm.data?.['config.conf']) cm.data['config.conf'] = cm.data['config.conf'].replace('mode: iptables', 'mode: ipvs')
-for (const ds of cluster.daemonSets) for (const c of ds.spec?.template?.spec?.containers ?? []) c.image = 'registry.k8s.io/kube-proxy:v1.33.2'
-// The node's own kube-proxy pod decides the version rendered (the DaemonSet only when no pod says): keep them equal.
-for (const p of cluster.pods) {
-  for (const c of [...(p.spec?.containers ?? []), ...(p.status?.containerStatuses ?? [])]) if (c.name === 'kube-proxy') c.image = 'registry.k8s.io/kube-proxy:v1.33.2'
-}
+const cluster = clusterInMode(base.cluster, 'ipvs', 'registry.k8s.io/kube-proxy:v1.33.2')
 for (const s of cluster.endpointSlices) {
   for (const e of s.endpoints ?? []) if (e.addresses?.[0] === '10.0.2.31') e.conditions = {ready: false, serving: true, terminating: true}
 }

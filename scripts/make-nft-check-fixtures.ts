@@ -6,21 +6,16 @@
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {liveNftablesInput} from '../src/core/checks/nftables/live.js'
-import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
+import type {NodeSnapshot} from '../src/core/model/snapshot.js'
 import {generateNftables} from '../src/core/proxier/nftables/generate.js'
 import {type NftExpectedTable, serializeNftTable} from '../src/core/proxier/nftables/table.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
+import {clusterInMode} from './lib/proxy-mode-cluster.js'
 
 const ROOT = 'test/fixtures/checks/nftables'
 const base = await readBundle('test/fixtures/checks/iptables/clean')
 
-const cluster: ClusterSnapshot = structuredClone(base.cluster)
-for (const cm of cluster.configMaps) if (cm.data?.['config.conf']) cm.data['config.conf'] = cm.data['config.conf'].replace('mode: iptables', 'mode: nftables')
-for (const ds of cluster.daemonSets) for (const c of ds.spec?.template?.spec?.containers ?? []) c.image = 'registry.k8s.io/kube-proxy:v1.33.2'
-// The node's own kube-proxy pod decides the version rendered (the DaemonSet only when no pod says): keep them equal.
-for (const p of cluster.pods) {
-  for (const c of [...(p.spec?.containers ?? []), ...(p.status?.containerStatuses ?? [])]) if (c.name === 'kube-proxy') c.image = 'registry.k8s.io/kube-proxy:v1.33.2'
-}
+const cluster = clusterInMode(base.cluster, 'nftables', 'registry.k8s.io/kube-proxy:v1.33.2')
 cluster.serviceCIDRs = [{apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: {name: 'kubernetes'}, spec: {cidrs: ['172.30.0.0/16']}}]
 
 function node(ruleset: string): NodeSnapshot {

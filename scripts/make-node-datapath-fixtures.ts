@@ -19,12 +19,11 @@ import {execFileSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
 import {MODULES_PROBED} from '../src/core/parse/kernel-modules.js'
 import type {ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
-import type {Artifact} from '../src/core/model/snapshot.js'
 import type {DaemonSet, Service} from '../src/core/model/k8s.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
+import {captureInNs, inNs, planArgv, withNetns} from './lib/node-netns.js'
 
 const ROOT = 'test/fixtures/checks/node-datapath'
 const BASE = 'test/fixtures/checks/iptables/clean'
@@ -66,18 +65,11 @@ function modulesAvailable(absent: readonly string[]): string {
     const path = (m: string) => `kernel/net/netfilter/${m.startsWith('ip_vs') ? 'ipvs/' : ''}${m}.ko.zst`
     writeFileSync(join(kdir, 'modules.builtin'), 'kernel/net/ipv4/netfilter/nf_defrag_ipv4.ko\n')
     writeFileSync(join(kdir, 'modules.dep'), MODULES_PROBED.filter((m) => !absent.includes(m)).map((m) => `${path(m)}: kernel/net/netfilter/nfnetlink.ko.zst\n`).join(''))
-    const argv = COLLECTION_PLAN.find((p) => p.id === 'modules-available')!.argv
-    return execFileSync('unshare', ['-m', 'sh', '-c', `mount -t overlay overlay -o lowerdir=${dir}:/usr/lib /usr/lib && exec "$@"`, 'sh', ...argv], {encoding: 'utf8'})
+    return execFileSync('unshare', ['-m', 'sh', '-c', `mount -t overlay overlay -o lowerdir=${dir}:/usr/lib /usr/lib && exec "$@"`, 'sh', ...planArgv('modules-available')], {encoding: 'utf8'})
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
 }
-
-function inNs(ns: string, argv: string[], input?: string): string {
-  return execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe']})
-}
-
-const artifact = (id: string, source: string, content: string): Artifact => ({id, source, exitCode: 0, content})
 
 /** node-cache's rules for one listen address, in the order it inserts them (each at the top of its chain). */
 function nodeCacheRules(ip: string, notrack: boolean): string[][] {
@@ -92,9 +84,7 @@ function nodeCacheRules(ip: string, notrack: boolean): string[][] {
 }
 
 function capture(c: Case): NodeSnapshot {
-  const ns = `nd-dp-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-dp', (ns) => {
     inNs(ns, ['ip', 'link', 'set', 'lo', 'up'])
     inNs(ns, ['ip', 'link', 'add', 'cni0', 'type', 'bridge'])
     inNs(ns, ['ip', 'addr', 'add', '10.0.1.1/24', 'dev', 'cni0'])
@@ -114,15 +104,13 @@ function capture(c: Case): NodeSnapshot {
     const n = structuredClone(base.nodes[0]!)
     n.artifacts = {
       ...n.artifacts,
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
+      'ip-link': captureInNs(ns, 'ip-link'),
+      'ip-addr': captureInNs(ns, 'ip-addr'),
+      'iptables-save': captureInNs(ns, 'iptables-save'),
     }
-    if (c.modulesAbsent) n.artifacts['modules-available'] = artifact('modules-available', 'sh -c <modules-available script>', modulesAvailable(c.modulesAbsent))
+    if (c.modulesAbsent) n.artifacts['modules-available'] = {id: 'modules-available', source: 'sh -c <modules-available script>', exitCode: 0, content: modulesAvailable(c.modulesAbsent)}
     return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+  })
 }
 
 /** The upstream nodelocaldns.yaml DaemonSet, trimmed to what the checks read (name, labels, the node-cache args). */

@@ -13,10 +13,10 @@
 import {execFileSync} from 'node:child_process'
 import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
 import type {Artifact, ClusterSnapshot, NodeSnapshot} from '../src/core/model/snapshot.js'
 import type {ConfigMap, Pod} from '../src/core/model/k8s.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
+import {captureInNs, inNs, planArgv, planArtifact, withNetns} from './lib/node-netns.js'
 
 const ROOT = 'test/fixtures/checks/node-mtu'
 const calicoBase = await readBundle('test/fixtures/checks/node/rp-mtu-ok')
@@ -47,25 +47,16 @@ const CASES: Case[] = [
   {dir: 'flannel-pod-mtu-drift', cni: 'flannel', configured: '1450', tunnelMtu: 1450, podMtus: [1450, 1400]},
 ]
 
-function inNs(ns: string, argv: string[], input?: string): string {
-  return execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe']})
-}
-
-const artifact = (id: string, source: string, content: string): Artifact => ({id, source, exitCode: 0, content})
-
 /** The plan's flannel-subnet-env command, run where /run/flannel/subnet.env holds `content`. */
 function subnetEnv(content: string): Artifact {
-  const argv = COLLECTION_PLAN.find((p) => p.id === 'flannel-subnet-env')!.argv
-  const out = execFileSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs tmpfs /run && mkdir /run/flannel && cat > /run/flannel/subnet.env && exec "$@"', 'sh', ...argv], {encoding: 'utf8', input: content})
-  return artifact('flannel-subnet-env', argv.join(' '), out)
+  const out = execFileSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs tmpfs /run && mkdir /run/flannel && cat > /run/flannel/subnet.env && exec "$@"', 'sh', ...planArgv('flannel-subnet-env')], {encoding: 'utf8', input: content})
+  return planArtifact('flannel-subnet-env', out)
 }
 
 const CALI = ['cali1b2c3d4e5f6', 'cali7a8b9c0d1e2']
 
 function capture(c: Case): NodeSnapshot {
-  const ns = `nd-mtu-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-mtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
     ip('link', 'set', 'lo', 'up')
     ip('link', 'add', 'eth0', 'address', '02:00:00:00:03:01', 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', '02:00:00:00:03:02')
@@ -105,13 +96,9 @@ function capture(c: Case): NodeSnapshot {
       // flanneld's subnet.env (pkg/subnet WriteSubnetFile): network, this node's subnet, the backend's MTU, masquerade.
       n.artifacts['flannel-subnet-env'] = subnetEnv(`FLANNEL_NETWORK=10.0.0.0/16\nFLANNEL_SUBNET=10.0.1.1/24\nFLANNEL_MTU=${c.configured}\nFLANNEL_IPMASQ=true\n`)
     }
-    n.artifacts['ip-link'] = artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show']))
-    n.artifacts['ip-addr'] = artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show']))
-    n.artifacts['ip-route'] = artifact('ip-route', 'ip -d route show table all', inNs(ns, ['ip', '-d', 'route', 'show', 'table', 'all']))
+    for (const id of ['ip-link', 'ip-addr', 'ip-route']) n.artifacts[id] = captureInNs(ns, id)
     return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+  })
 }
 
 /** calico.yaml's wiring: calico-config veth_mtu feeds the CNI config and Felix's tunnel MTUs through the environment. */

@@ -9,18 +9,16 @@
 // namespaces cannot show while the module is loaded (that path is covered by unit tests with a /proc/modules text).
 // NODE-005..007's cases (reverse-path filtering, overlay MTU) are described where they are built, below.
 // Needs root. Run: node --import tsx scripts/make-node-prereq-fixtures.ts [CASE_DIR...]
-import {execFileSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {COLLECTION_PLAN} from '../src/core/collection/plan.js'
-import type {Artifact, NodeSnapshot} from '../src/core/model/snapshot.js'
+import type {NodeSnapshot} from '../src/core/model/snapshot.js'
 import {readBundle, writeBundle} from '../src/transports/bundle/bundle.js'
+import {captureInNs, inNs, withNetns} from './lib/node-netns.js'
 
 const ROOT = 'test/fixtures/checks/node'
 const BASE = 'test/fixtures/checks/iptables/clean'
 const base = await readBundle(BASE)
 const kubeProxyRules = readFileSync(join(BASE, 'nodes/node-a/iptables-save.txt'), 'utf8')
-const sysctlArgv = COLLECTION_PLAN.find((p) => p.id === 'sysctls')!.argv
 
 interface Case {
   dir: string
@@ -47,23 +45,16 @@ const CASES: Case[] = [
   {dir: 'route-localnet-off', sysctls: {...GOOD, 'net.ipv4.conf.all.route_localnet': '0'}, forwardPolicy: 'ACCEPT'},
 ]
 
-/** stdout of a command in the namespace; sysctl exits non-zero for keys a namespace lacks but prints the others. */
-function inNs(ns: string, argv: string[], input?: string): string {
-  try {
-    return execFileSync('ip', ['netns', 'exec', ns, ...argv], {encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe']})
-  } catch (err) {
-    const e = err as {stdout?: string; status?: number}
-    if ((argv[0] === 'sysctl' || argv === sysctlArgv) && e.stdout) return e.stdout
-    throw err
-  }
+/** The base node with the artifacts `ids` captured in `ns` in place of its own (and no modules listing). */
+function nodeCapturing(ns: string, ids: string[]): NodeSnapshot {
+  const n = structuredClone(base.nodes[0]!)
+  const {modules: _modules, ...rest} = n.artifacts
+  n.artifacts = {...rest, ...Object.fromEntries(ids.map((id) => [id, captureInNs(ns, id)]))}
+  return n
 }
 
-const artifact = (id: string, source: string, content: string): Artifact => ({id, source, exitCode: 0, content})
-
 function capture(c: Case): NodeSnapshot {
-  const ns = `nd-prereq-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-prereq', (ns) => {
     for (const [k, v] of Object.entries(c.sysctls)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
     inNs(ns, ['ip', 'link', 'add', 'cni0', 'type', 'bridge'])
     inNs(ns, ['ip', 'link', 'add', 'veth3f2a1c9d', 'type', 'veth', 'peer', 'name', 'pod-eth0'])
@@ -72,18 +63,8 @@ function capture(c: Case): NodeSnapshot {
     inNs(ns, ['iptables-restore'], kubeProxyRules)
     inNs(ns, ['iptables', '-P', 'FORWARD', c.forwardPolicy])
     if (c.flushForward) inNs(ns, ['iptables', '-F', 'FORWARD'])
-    const n = structuredClone(base.nodes[0]!)
-    const {modules: _modules, ...rest} = n.artifacts
-    n.artifacts = {
-      ...rest,
-      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
-    }
-    return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+    return nodeCapturing(ns, ['sysctls', 'ip-link', 'iptables-save'])
+  })
 }
 
 // Arguments name the cases to write (`forwarding-ok rp-mtu-ok ...`); none writes them all.
@@ -162,9 +143,7 @@ function rpMtuCluster(c: RpMtuCase): typeof base.cluster {
 }
 
 function captureRpMtu(c: RpMtuCase): NodeSnapshot {
-  const ns = `nd-rpmtu-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-rpmtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
     for (const [k, v] of Object.entries(GOOD)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
     inNs(ns, ['sysctl', '-q', '-w', `net.ipv4.conf.all.rp_filter=${c.rpFilterAll}`])
@@ -182,20 +161,8 @@ function captureRpMtu(c: RpMtuCase): NodeSnapshot {
     ip('route', 'add', 'default', 'via', c.defaultVia === 'eth0' ? '192.168.0.1' : '203.0.113.1', 'dev', c.defaultVia)
     ip('route', 'add', '10.0.2.0/24', 'via', c.nodeB, 'dev', 'tunl0', 'proto', 'bird', 'onlink')
     inNs(ns, ['iptables-restore'], kubeProxyRules)
-    const n = structuredClone(base.nodes[0]!)
-    const {modules: _modules, ...rest} = n.artifacts
-    n.artifacts = {
-      ...rest,
-      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
-      'ip-route': artifact('ip-route', 'ip -d route show table all', inNs(ns, ['ip', '-d', 'route', 'show', 'table', 'all'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
-    }
-    return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+    return nodeCapturing(ns, ['sysctls', 'ip-link', 'ip-addr', 'ip-route', 'iptables-save'])
+  })
 }
 
 for (const c of RP_MTU_CASES.filter((x) => wanted(x.dir))) {
@@ -215,9 +182,7 @@ const POD_MTU_CASES: PodMtuCase[] = [
 ]
 
 function capturePodMtu(c: PodMtuCase): NodeSnapshot {
-  const ns = `nd-podmtu-${process.pid}`
-  execFileSync('ip', ['netns', 'add', ns])
-  try {
+  return withNetns('nd-podmtu', (ns) => {
     const ip = (...a: string[]) => inNs(ns, ['ip', ...a])
     for (const [k, v] of Object.entries(GOOD)) inNs(ns, ['sysctl', '-q', '-w', `${k}=${v}`])
     ip('link', 'set', 'lo', 'up')
@@ -236,20 +201,8 @@ function capturePodMtu(c: PodMtuCase): NodeSnapshot {
     ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0')
     ip('route', 'add', '10.0.2.0/24', 'via', '10.0.2.0', 'dev', 'flannel.1', 'onlink')
     inNs(ns, ['iptables-restore'], kubeProxyRules)
-    const n = structuredClone(base.nodes[0]!)
-    const {modules: _modules, ...rest} = n.artifacts
-    n.artifacts = {
-      ...rest,
-      sysctls: artifact('sysctls', sysctlArgv.join(' '), inNs(ns, sysctlArgv)),
-      'ip-link': artifact('ip-link', 'ip -j -d link show', inNs(ns, ['ip', '-j', '-d', 'link', 'show'])),
-      'ip-addr': artifact('ip-addr', 'ip -j addr show', inNs(ns, ['ip', '-j', 'addr', 'show'])),
-      'ip-route': artifact('ip-route', 'ip -d route show table all', inNs(ns, ['ip', '-d', 'route', 'show', 'table', 'all'])),
-      'iptables-save': artifact('iptables-save', 'iptables-save', inNs(ns, ['iptables-save'])),
-    }
-    return n
-  } finally {
-    execFileSync('ip', ['netns', 'del', ns])
-  }
+    return nodeCapturing(ns, ['sysctls', 'ip-link', 'ip-addr', 'ip-route', 'iptables-save'])
+  })
 }
 
 function flannelCluster(): typeof base.cluster {

@@ -2,70 +2,29 @@
 // Service port default/lb:http, node-b is healthy), keys go in with `tmux send-keys`, and every step is checked on
 // the captured screen, polling with a deadline. Piped, the command refuses with a pointer to check/analyze.
 import assert from 'node:assert/strict'
-import {execFileSync, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {REPO_ROOT} from '../support/golden.js'
 import {type LiveCluster, liveClusterSkipReason, startLiveCluster} from '../support/live-cluster.js'
 import {CLI, runCli} from '../support/run-cli.js'
+import {TMUX_AVAILABLE as TMUX, TmuxTerminal} from '../support/tmux-terminal.js'
 
-const TMUX = spawnSync('tmux', ['-V'], {encoding: 'utf8'}).status === 0
 const STEP_MS = 20_000
 
-/** One tmux server on its own socket, so nothing else running tmux is touched. */
-class Terminal {
-  /** The server's socket, in a directory of its own that stop() removes. */
-  private readonly dir = mkdtempSync(join(tmpdir(), 'nd-tmux-'))
-  private readonly socket = join(this.dir, 'socket')
-
-  private tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-S', this.socket, ...args], {encoding: 'utf8'})
+/** A tmux terminal of 120x40 whose screen() is the visible pane only (the dashboard redraws it in place). */
+class Terminal extends TmuxTerminal {
+  constructor() {
+    super({capture: 'visible', timeoutMs: STEP_MS})
   }
 
-  start(command: string[], env: Record<string, string> = {}): void {
-    const vars = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`])
-    // A shell runs the command and then prints its exit status on the screen it gives back.
-    const wrapped = ['sh', '-c', '"$@"; echo "[exit status $?]"; exec sleep 600', 'sh', ...command]
-    this.tmux('-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-c', REPO_ROOT, ...vars, ...wrapped)
-  }
-
-  screen(): string {
-    return this.tmux('capture-pane', '-p')
-  }
-
-  keys(...keys: string[]): void {
-    // One key per send-keys: a terminal user presses them one by one.
-    for (const k of keys) this.tmux('send-keys', k)
-  }
-
-  type(text: string): void {
-    this.tmux('send-keys', '-l', text)
-  }
-
-  /** Polls the screen until `test` holds; fails with the last screen after the deadline. */
-  async waitFor(what: string, test: (screen: string) => boolean, timeoutMs = STEP_MS): Promise<string> {
-    const deadline = Date.now() + timeoutMs
-    let last = ''
-    while (Date.now() < deadline) {
-      last = this.screen()
-      if (test(last)) return last
-      await new Promise((r) => setTimeout(r, 100))
-    }
-    assert.fail(`timed out waiting for ${what}; the screen was:\n${last}`)
+  override start(command: string[], env: Record<string, string> = {}): void {
+    super.start(command, env, {columns: 120, rows: 40})
   }
 
   /** Presses q and waits for the program to end; returns its exit status. */
-  async quit(): Promise<string> {
+  async quit(): Promise<number> {
     this.keys('q')
-    const screen = await this.waitFor('the dashboard to end', (x) => /\[exit status \d+\]/.test(x))
-    return /\[exit status (\d+)\]/.exec(screen)![1]!
-  }
-
-  stop(): void {
-    spawnSync('tmux', ['-S', this.socket, 'kill-server'])
-    rmSync(this.dir, {recursive: true, force: true})
+    return this.exitStatus()
   }
 }
 
@@ -139,7 +98,7 @@ describe('kubectl node-doctor dashboard in a terminal (tmux)', {skip: TMUX ? fal
     await term.waitFor('a finished re-check', (x) => x.includes('2 nodes checked') && x.includes('node-b'))
 
     // q quits: the process exits with status 0 and the shell's screen comes back.
-    assert.equal(await term.quit(), '0')
+    assert.equal(await term.quit(), 0)
     assert.doesNotMatch(term.screen(), /PROXY MODE|node-doctor dashboard/)
   })
 })
@@ -171,7 +130,7 @@ describe('kubectl node-doctor dashboard live in a terminal (tmux)', {skip: TMUX 
     s = await term.waitFor('the Service view', (x) => x.includes('PACKET TRACE to'))
     assert.match(s, /^- nat -A KUBE-SERVICES .*default\/lb:http cluster IP/m)
     assert.match(s, /^ {2}differs: missing \S+ \(expected 100\.0%\); extra no DNAT \(100\.0%\)$/m)
-    assert.equal(await term.quit(), '0')
+    assert.equal(await term.quit(), 0)
   })
 
   it('shows a node as soon as it is collected while another hangs, and q leaves at once', async () => {

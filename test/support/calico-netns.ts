@@ -2,7 +2,10 @@
 // artifacts node-doctor collects (ip-route, ip-addr, ip-link). The kernel here has no ipip or dummy links, so tunl0
 // is a veth stand-in; vxlan.calico is a real vxlan device; pod veths have their peer in a second namespace, as
 // with a real CNI. MACs are fixed so the captures are reproducible.
-import {createNetns, type Netns} from './netns.js'
+import type {Netns} from './netns.js'
+import {addDefaultRoute, addPodVeth, type CapturedNode, captureNode, setupNodeUplink, withNodeAndPods} from './node-netns.js'
+
+export {type CapturedNode, captureNode} from './node-netns.js'
 
 export interface CalicoNodeSetup {
   /** Pod interfaces: name (cali + 11 hex) → pod IP; each gets `<ip> dev <name> scope link` unless `routes` omit it. */
@@ -15,24 +18,13 @@ export interface CalicoNodeSetup {
   tunlAddr?: string
 }
 
-export interface CapturedNode {
-  'ip-route': string
-  'ip-addr': string
-  'ip-link': string
-}
-
 function mac(n: number): string {
   return `02:00:00:00:00:${n.toString(16).padStart(2, '0')}`
 }
 
 export function setupCalicoNode(ns: Netns, pods: Netns, setup: CalicoNodeSetup): void {
   const ip = (...a: string[]) => ns.exec(['ip', ...a])
-  ns.exec(['sysctl', '-q', '-w', 'net.ipv6.conf.default.disable_ipv6=1', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv4.ip_forward=1'])
-  ip('link', 'set', 'lo', 'up')
-  ip('link', 'add', 'eth0', 'address', mac(1), 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', mac(2))
-  ip('link', 'set', 'eth0', 'up')
-  ip('link', 'set', 'eth0-peer', 'up')
-  ip('addr', 'add', '192.168.0.11/24', 'dev', 'eth0')
+  setupNodeUplink(ns, '192.168.0.11/24', mac)
   ip('link', 'add', 'tunl0', 'address', mac(3), 'type', 'veth', 'peer', 'name', 'tunl0-peer', 'address', mac(4))
   ip('link', 'set', 'tunl0', 'mtu', '1480', 'up')
   ip('link', 'set', 'tunl0-peer', 'up')
@@ -46,34 +38,19 @@ export function setupCalicoNode(ns: Netns, pods: Netns, setup: CalicoNodeSetup):
   // Calico gives pods the smallest MTU of its enabled tunnels (Felix determinePodMTU): VXLAN 1450, else IPIP 1480.
   const podMtu = setup.vxlanAddr ? '1450' : '1480'
   for (const name of Object.keys(setup.workloads)) {
-    ip('link', 'add', name, 'mtu', podMtu, 'address', mac(n++), 'type', 'veth', 'peer', 'name', `eth${n}`, 'mtu', podMtu, 'address', mac(n + 64), 'netns', pods.name)
-    ip('link', 'set', name, 'up')
-    pods.exec(['ip', 'link', 'set', `eth${n}`, 'up'])
+    const hostMac = mac(n++)
+    addPodVeth(ns, pods, {host: name, peer: `eth${n}`, mtu: podMtu, hostMac, peerMac: mac(n + 64)})
   }
-  ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0', 'proto', 'dhcp', 'src', '192.168.0.11', 'metric', '100')
+  addDefaultRoute(ns, '192.168.0.11')
   for (const r of setup.routes) ip('route', 'add', ...r)
-}
-
-/** The node's artifacts exactly as the collection plan's commands print them. */
-export function captureNode(ns: Netns): CapturedNode {
-  return {
-    'ip-route': ns.exec(['ip', '-d', 'route', 'show', 'table', 'all']),
-    'ip-addr': ns.exec(['ip', '-j', 'addr', 'show']),
-    'ip-link': ns.exec(['ip', '-j', '-d', 'link', 'show']),
-  }
 }
 
 /** Sets the node up in fresh namespaces, captures it, and removes the namespaces. */
 export function captureCalicoNode(setup: CalicoNodeSetup): CapturedNode {
-  const ns = createNetns('nd-rt')
-  const pods = createNetns('nd-rtp')
-  try {
+  return withNodeAndPods('nd-rt', (ns, pods) => {
     setupCalicoNode(ns, pods, setup)
     return captureNode(ns)
-  } finally {
-    pods.destroy()
-    ns.destroy()
-  }
+  })
 }
 
 /** `ip route add` arguments for a pod's /32 to its cali interface. */

@@ -3,7 +3,8 @@
 // vxlan device (VNI 1, port 8472, nolearning, as flanneld creates it), cni0 a real bridge with the pods' veths
 // enslaved; neighbour and FDB entries are added the way flanneld adds them (PERMANENT neighbour, `self permanent` FDB
 // entry). VPC pods get an `eni…`/`azv…` veth each with the peer in a second namespace. MACs are fixed.
-import {createNetns, type Netns} from './netns.js'
+import type {Netns} from './netns.js'
+import {addDefaultRoute, addPodVeth, type CapturedNode, captureNode, setupNodeUplink, withNodeAndPods} from './node-netns.js'
 
 export interface CniNodeSetup {
   /** flannel.1 with this MAC (VtepMAC) and address (the podCIDR's network address /32). */
@@ -22,10 +23,7 @@ export interface CniNodeSetup {
   routes: string[][]
 }
 
-export interface CapturedCniNode {
-  'ip-route': string
-  'ip-addr': string
-  'ip-link': string
+export interface CapturedCniNode extends CapturedNode {
   'ip-neigh': string
   'bridge-fdb': string
 }
@@ -34,12 +32,7 @@ const mac = (n: number) => `02:00:00:00:01:${n.toString(16).padStart(2, '0')}`
 
 export function setupCniNode(ns: Netns, pods: Netns, s: CniNodeSetup): void {
   const ip = (...a: string[]) => ns.exec(['ip', ...a])
-  ns.exec(['sysctl', '-q', '-w', 'net.ipv6.conf.default.disable_ipv6=1', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv4.ip_forward=1'])
-  ip('link', 'set', 'lo', 'up')
-  ip('link', 'add', 'eth0', 'address', mac(1), 'type', 'veth', 'peer', 'name', 'eth0-peer', 'address', mac(2))
-  ip('link', 'set', 'eth0', 'up')
-  ip('link', 'set', 'eth0-peer', 'up')
-  ip('addr', 'add', '192.168.0.11/24', 'dev', 'eth0')
+  setupNodeUplink(ns, '192.168.0.11/24', mac)
   if (s.vxlan) {
     ip('link', 'add', 'flannel.1', 'address', s.vxlan.mac, 'type', 'vxlan', 'id', '1', 'local', '192.168.0.11', 'dev', 'eth0', 'dstport', '8472', 'nolearning')
     ip('link', 'set', 'flannel.1', 'mtu', '1450', 'up')
@@ -54,21 +47,17 @@ export function setupCniNode(ns: Netns, pods: Netns, s: CniNodeSetup): void {
       const host = `veth${n.toString(16).padStart(8, '0')}`
       // As the bridge plugin makes them under flannel: the veth at flannel's MTU (subnet.env FLANNEL_MTU, the
       // overlay's), and hairpin on (flannel delegates hairpinMode: true).
-      ip('link', 'add', host, 'mtu', '1450', 'address', mac(n), 'type', 'veth', 'peer', 'name', `eth${n}`, 'mtu', '1450', 'address', mac(n + 64), 'netns', pods.name)
-      ip('link', 'set', host, 'master', 'cni0', 'up')
+      addPodVeth(ns, pods, {host, peer: `eth${n}`, mtu: '1450', hostMac: mac(n), peerMac: mac(n + 64), master: 'cni0'})
       ip('link', 'set', host, 'type', 'bridge_slave', 'hairpin', 'on')
-      pods.exec(['ip', 'link', 'set', `eth${n}`, 'up'])
       pods.exec(['ip', 'addr', 'add', `${podIp}/32`, 'dev', `eth${n}`])
       n++
     }
   }
   for (const [host] of Object.entries(s.routedPods ?? {})) {
-    ip('link', 'add', host, 'address', mac(n), 'type', 'veth', 'peer', 'name', `eth${n}`, 'address', mac(n + 64), 'netns', pods.name)
-    ip('link', 'set', host, 'up')
-    pods.exec(['ip', 'link', 'set', `eth${n}`, 'up'])
+    addPodVeth(ns, pods, {host, peer: `eth${n}`, hostMac: mac(n), peerMac: mac(n + 64)})
     n++
   }
-  ip('route', 'add', 'default', 'via', '192.168.0.1', 'dev', 'eth0', 'proto', 'dhcp', 'src', '192.168.0.11', 'metric', '100')
+  addDefaultRoute(ns, '192.168.0.11')
   for (const [addr, lladdr] of s.neighbours ?? []) ip('neigh', 'replace', addr, 'lladdr', lladdr, 'dev', 'flannel.1', 'nud', 'permanent')
   for (const [m, dst] of s.fdb ?? []) ns.exec(['bridge', 'fdb', 'append', m, 'dev', 'flannel.1', 'dst', dst, 'self', 'permanent'])
   for (const r of s.routes) ip('route', 'add', ...r)
@@ -77,9 +66,7 @@ export function setupCniNode(ns: Netns, pods: Netns, s: CniNodeSetup): void {
 /** The node's artifacts exactly as the collection plan's commands print them. */
 export function captureCniNode(ns: Netns): CapturedCniNode {
   return {
-    'ip-route': ns.exec(['ip', '-d', 'route', 'show', 'table', 'all']),
-    'ip-addr': ns.exec(['ip', '-j', 'addr', 'show']),
-    'ip-link': ns.exec(['ip', '-j', '-d', 'link', 'show']),
+    ...captureNode(ns),
     'ip-neigh': ns.exec(['ip', '-j', 'neigh', 'show']),
     'bridge-fdb': ns.exec(['bridge', '-j', 'fdb', 'show']),
   }
@@ -87,13 +74,8 @@ export function captureCniNode(ns: Netns): CapturedCniNode {
 
 /** Sets the node up in fresh namespaces, runs `extra` inside (text captures for parser fixtures), and removes them. */
 export function withCniNode<T>(setup: CniNodeSetup, capture: (ns: Netns) => T): T {
-  const ns = createNetns('nd-cni')
-  const pods = createNetns('nd-cnip')
-  try {
+  return withNodeAndPods('nd-cni', (ns, pods) => {
     setupCniNode(ns, pods, setup)
     return capture(ns)
-  } finally {
-    pods.destroy()
-    ns.destroy()
-  }
+  })
 }

@@ -1,6 +1,5 @@
 // A real terminal for e2e tests: one tmux server on its own socket (nothing else running tmux is touched) runs a
-// command, keys go in with `tmux send-keys`, and the screen is captured and polled with a deadline. The same shape as
-// the Terminal of test/e2e/dashboard-tmux.test.ts, which could use this one.
+// command, keys go in with `tmux send-keys`, and the screen is captured and polled with a deadline.
 import assert from 'node:assert/strict'
 import {execFileSync, spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -10,9 +9,24 @@ import {REPO_ROOT} from './golden.js'
 
 export const TMUX_AVAILABLE = spawnSync('tmux', ['-V'], {encoding: 'utf8'}).status === 0
 
+export interface TmuxTerminalOptions {
+  /** What screen() captures: the scrollback too, wrapped lines joined (default), or the visible pane only, as shown. */
+  capture?: 'scrollback' | 'visible'
+  /** waitFor's deadline when the call names none (default 60 s). */
+  timeoutMs?: number
+}
+
 export class TmuxTerminal {
+  /** The server's socket, in a directory of its own that stop() removes. */
   private readonly dir = mkdtempSync(join(tmpdir(), 'nd-tmux-'))
   private readonly socket = join(this.dir, 'socket')
+  private readonly capture: 'scrollback' | 'visible'
+  private readonly timeoutMs: number
+
+  constructor(options: TmuxTerminalOptions = {}) {
+    this.capture = options.capture ?? 'scrollback'
+    this.timeoutMs = options.timeoutMs ?? 60_000
+  }
 
   private tmux(...args: string[]): string {
     return execFileSync('tmux', ['-S', this.socket, ...args], {encoding: 'utf8'})
@@ -25,18 +39,29 @@ export class TmuxTerminal {
     this.tmux('-f', '/dev/null', 'new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), '-c', REPO_ROOT, ...vars, ...wrapped)
   }
 
-  /** The screen and its scrollback, lines joined as printed. */
+  /** The screen as the capture option says. */
   screen(): string {
-    return this.tmux('capture-pane', '-p', '-J', '-S', '-')
+    return this.capture === 'visible' ? this.tmux('capture-pane', '-p') : this.tmux('capture-pane', '-p', '-J', '-S', '-')
+  }
+
+  /** Presses `keys` (tmux key names: Enter, Escape, BSpace, j), one send-keys each, as a user presses them one by one. */
+  keys(...keys: string[]): void {
+    for (const k of keys) this.tmux('send-keys', k)
+  }
+
+  /** Types `text` literally, no Enter. */
+  type(text: string): void {
+    this.tmux('send-keys', '-l', text)
   }
 
   /** Types `text` and presses Enter, as a user answering a question. */
   answer(text: string): void {
-    this.tmux('send-keys', '-l', text)
-    this.tmux('send-keys', 'Enter')
+    this.type(text)
+    this.keys('Enter')
   }
 
-  async waitFor(what: string, test: (screen: string) => boolean, timeoutMs = 60_000): Promise<string> {
+  /** Polls the screen until `test` holds; fails with the last screen after the deadline. */
+  async waitFor(what: string, test: (screen: string) => boolean, timeoutMs = this.timeoutMs): Promise<string> {
     const deadline = Date.now() + timeoutMs
     let last = ''
     while (Date.now() < deadline) {

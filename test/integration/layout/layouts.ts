@@ -14,6 +14,7 @@ import {serializeSave} from '../../../src/core/proxier/iptables/save.js'
 import {buildRenderInput} from '../../../src/core/proxier/render-input.js'
 import {blockAffinity, calicoNode, clusterSnapshot, ipamBlock, ipPool, pod} from '../../support/calico-dns-builders.js'
 import {readFixture} from '../../support/golden.js'
+import {KUBEADM_KUBELET_CONFIG as KUBEADM_KUBELET} from '../../support/kubeadm-kubelet.js'
 import type {Netns} from '../../support/netns.js'
 import type {FakeProcess} from './node.js'
 
@@ -256,27 +257,6 @@ export interface Layout {
   modeFault?: {file: string; append: string; restart: RegExp}
 }
 
-const KUBEADM_KUBELET = `apiVersion: kubelet.config.k8s.io/v1beta1
-authentication:
-  anonymous:
-    enabled: false
-  webhook:
-    cacheTTL: 0s
-    enabled: true
-  x509:
-    clientCAFile: /etc/kubernetes/pki/ca.crt
-authorization:
-  mode: Webhook
-cgroupDriver: systemd
-clusterDNS:
-- 10.96.0.10
-clusterDomain: cluster.local
-containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock
-kind: KubeletConfiguration
-resolvConf: /run/systemd/resolve/resolv.conf
-rotateCertificates: true
-staticPodPath: /etc/kubernetes/manifests
-`
 const KUBE_PROXY_CONF = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclusterCIDR: 10.244.0.0/16\nmode: iptables\n'
 const CONTAINERD_SYSTEMD = 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n'
 

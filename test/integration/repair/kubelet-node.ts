@@ -7,23 +7,14 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {SshTransport} from '../../../src/transports/ssh/ssh.js'
+import {KUBEADM_KUBELET_AUTH} from '../../support/kubeadm-kubelet.js'
 import {createNetns, makeTempDir, makeUserKey, type Netns, type Sshd, startSshd, targetFor} from '../../support/sshd.js'
 
-/** A kubeadm-written config.yaml with comments; clusterDNS is stale (10.96.0.99). */
+/** A kubeadm-written config.yaml (its auth blocks from test/support) with comments; clusterDNS is stale (10.96.0.99). */
 export const KUBEADM_CONFIG = `# Written by kubeadm join; node-specific edits belong in a drop-in.
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-authentication:
-  anonymous:
-    enabled: false
-  webhook:
-    cacheTTL: 0s
-    enabled: true
-  x509:
-    clientCAFile: /etc/kubernetes/pki/ca.crt
-authorization:
-  mode: Webhook
-cgroupDriver: systemd # must match containerd's SystemdCgroup
+${KUBEADM_KUBELET_AUTH}cgroupDriver: systemd # must match containerd's SystemdCgroup
 # DNS for pods: the kube-dns Service
 clusterDNS:
 - 10.96.0.99
