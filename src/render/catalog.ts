@@ -28,6 +28,12 @@ export function renderCatalog(specs: readonly CheckSpec[], format: 'table' | 'js
   return table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n'
 }
 
+/** `ip-neigh (where it applies), cluster:nodes`: what the runner checks first, then what the check asks for itself. */
+function needs(spec: CheckSpec): string {
+  const all = [...(spec.requiresWhereApplicable ?? []).map((r) => `${r} (where it applies)`), ...spec.requires]
+  return all.length > 0 ? all.join(', ') : '(nothing beyond the cluster snapshot)'
+}
+
 export function renderExplain(spec: CheckSpec, options: {color: boolean}): string {
   const c = new Chalk({level: options.color ? 1 : 0})
   const lines = [
@@ -36,7 +42,7 @@ export function renderExplain(spec: CheckSpec, options: {color: boolean}): strin
     `${c.bold('Area:')}      ${spec.area}`,
     `${c.bold('Severity:')}  ${paintSeverity(spec.severity, options.color)}`,
     `${c.bold('Profile:')}   ${profileOf(spec)} (runs with --profile ${profileOf(spec)} or all)`,
-    `${c.bold('Needs:')}     ${spec.requires.length > 0 ? spec.requires.join(', ') : '(nothing beyond the cluster snapshot)'}`,
+    `${c.bold('Needs:')}     ${needs(spec)}`,
     '',
     c.bold('What it looks at'),
     indent(spec.looksAt),

@@ -22,6 +22,12 @@ export interface CheckSpec {
   /** Snapshot inputs the check needs (artifact ids or `cluster:<resource>`); missing ones skip the check. */
   requires: string[]
   /**
+   * Inputs needed only where the check applies, which the layout decides and `when` cannot say (flannel's VXLAN
+   * neighbour and FDB entries on a flannel node): the check reports them missing itself once it knows it applies, so a
+   * node where it does not apply says why ("not applicable: the CNI here is Calico"), not "missing input".
+   */
+  requiresWhereApplicable?: string[]
+  /**
    * `incident` (the default when absent): something that breaks or is about to break traffic or the node.
    * `hygiene`: a hardening or tidiness setting (CIS-like) that breaks nothing today; run by `--profile hygiene|all`.
    */

@@ -221,7 +221,8 @@ export const RT_FLANNEL_NEIGH: CheckSpec = {
     '`ip -d link show flannel.1` on that node. ' +
     FLANNEL_RESYNC +
     ' If the annotation itself is wrong, restart flanneld on the other node: it rewrites its annotations.',
-  requires: ['ip-neigh', 'cluster:nodes'],
+  requires: ['cluster:nodes'],
+  requiresWhereApplicable: ['ip-neigh'],
 }
 
 export const RT_FLANNEL_FDB: CheckSpec = {
@@ -241,7 +242,8 @@ export const RT_FLANNEL_FDB: CheckSpec = {
     'A wrong public-ip annotation (a node with several addresses) is fixed on that node with flanneld\'s `--iface` or `--public-ip` flag or the ' +
     '`flannel.alpha.coreos.com/public-ip-overwrite` annotation. ' +
     FLANNEL_RESYNC,
-  requires: ['bridge-fdb', 'cluster:nodes'],
+  requires: ['cluster:nodes'],
+  requiresWhereApplicable: ['bridge-fdb'],
 }
 
 export const RT_VPC_POD_ROUTE: CheckSpec = {

@@ -114,6 +114,14 @@ describe('flannel routes', () => {
     assert.match(r.status['RT-010']!, /^skipped: cannot read the ip-neigh artifact: this looks like `ip route` output/)
     assert.equal(r.status['RT-011'], 'skipped: missing input: bridge-fdb')
   })
+
+  it('without the neighbour and FDB artifacts, a node of another CNI says not applicable, not missing input', async () => {
+    const {cluster, node} = await bundle('flannel-vxlan-healthy')
+    const {'bridge-fdb': _f, 'ip-neigh': _n, ...rest} = node.artifacts
+    const r = run(cluster, withLayout({...node, artifacts: rest}, 'kubeadm-calico'))
+    assert.match(r.status['RT-010']!, /^skipped: not applicable: the CNI here is Calico/)
+    assert.match(r.status['RT-011']!, /^skipped: not applicable: the CNI here is Calico/)
+  })
 })
 
 describe('VPC CNI per-pod routes', () => {
