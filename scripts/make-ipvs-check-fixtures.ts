@@ -45,7 +45,14 @@ const empty: NodeArtifacts = {ipvsadm: '', ipset: '', ipAddr: ipAddrJson([], INT
 const input = ipvsLiveInput(cluster, node(empty))
 if (!input.ok) throw new Error(input.reason)
 const state = generateIpvsState({...input.render.input, ipvs: input.ipvs})
-const clean: NodeArtifacts = {...healthyNodeArtifacts(state), ipAddr: ipAddrJson(state.boundAddresses, INTERFACES)}
+const healthy: NodeArtifacts = {...healthyNodeArtifacts(state), ipAddr: ipAddrJson(state.boundAddresses, INTERFACES)}
+// A real node still shows the terminating endpoint as a weight-0 real server while its connections drain (kube-proxy's
+// graceful termination): kube-proxy does not expect it, and the checks must accept it. Every case carries it.
+const DRAINING = '-a -t 172.30.6.1:80 -r 10.0.2.31:8080 -m -w 0'
+const lines = healthy.ipvsadm.split('\n')
+const lastOfVs = lines.findLastIndex((l) => l.startsWith('-a -t 172.30.6.1:80 '))
+if (lastOfVs < 0) throw new Error('no real server of 172.30.6.1:80 to put the draining one after')
+const clean: NodeArtifacts = {...healthy, ipvsadm: [...lines.slice(0, lastOfVs + 1), DRAINING, ...lines.slice(lastOfVs + 1)].join('\n')}
 
 const swap = (text: string, from: string, to: string): string => {
   if (!text.split('\n').includes(from)) throw new Error(`line not found: ${from}`)
