@@ -122,7 +122,10 @@ export function runChecks(
       }
       const missing = missingInputs(check, cluster, node)
       if (missing.length > 0) {
-        out.results.push({...base, status: 'skipped', reason: `missing input: ${missing.join(', ')}`})
+        // A check that does not apply here (another proxy mode, dataplane, layout) says so rather than asking for
+        // inputs it would not read anyway (an nftables check on an iptables node of a bundle without nft output).
+        const skip = safely(() => notApplicable(check.when, facts))
+        out.results.push({...base, status: 'skipped', reason: skip ?? `missing input: ${missing.join(', ')}`})
         continue
       }
       try {
