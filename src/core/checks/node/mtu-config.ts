@@ -20,6 +20,7 @@
 //   (pkg/mtu: DeviceMTU = base, RouteMTU = base - overhead), so a configured value is judged against the underlay itself.
 import type {ConfigMap, KubeObject, Pod} from '../../model/k8s.js'
 import type {LinkTable, NetInterface} from '../../parse/links.js'
+import {factKey} from '../../facts/node-facts.js'
 import {isCalicoWorkloadInterface} from '../../parse/links.js'
 import {routeDevices} from '../../parse/routes.js'
 import {isCalicoNodePod} from '../routes/calico.js'
@@ -288,15 +289,28 @@ function nodeUnderlay(ctx: CheckContext, addrs: NetInterface[] | undefined, link
 }
 
 const noCni = 'not applicable: no Calico tunnel, flannel subnet.env or Cilium (cilium_host) on the node'
-const listed = (xs: string[]) => xs.join('; ')
+const listed = (xs: readonly string[]) => xs.join('; ')
+
+type SettingsRead = ReturnType<typeof readSettings>
+const MTU_SETTINGS = factKey<SettingsRead>('node: the CNI MTU settings and the devices they set')
+
+/**
+ * NODE-010/011's common start: the node's CNI MTU settings, read once per node and shared; each check gets its own
+ * copy of what could not be told, which it extends with its own reasons.
+ */
+function settingsToJudge(ctx: CheckContext): {skip: CheckOutcome} | {links: LinkTable; addrs: NetInterface[] | undefined; settings: readonly MtuSetting[]; present: readonly string[]; unknown: string[]} {
+  const r = factsOf(ctx).derive(MTU_SETTINGS, () => readSettings(ctx))
+  if ('reason' in r) return {skip: {status: 'skipped', reason: r.reason}}
+  if (r.s.present.length === 0) return {skip: {status: 'skipped', reason: noCni}}
+  return {links: r.links, addrs: r.addrs, settings: r.s.settings, present: r.s.present, unknown: [...r.s.unknown]}
+}
 
 // ---- NODE-010 ----
 
 export function checkConfiguredMtu(ctx: CheckContext): CheckOutcome {
-  const r = readSettings(ctx)
-  if ('reason' in r) return {status: 'skipped', reason: r.reason}
-  const {settings, unknown, present} = r.s
-  if (present.length === 0) return {status: 'skipped', reason: noCni}
+  const r = settingsToJudge(ctx)
+  if ('skip' in r) return r.skip
+  const {settings, unknown, present} = r
   const findings: FindingDraft[] = []
   let judged = 0
   const seen = new Set<string>()
@@ -346,10 +360,9 @@ export function checkConfiguredMtu(ctx: CheckContext): CheckOutcome {
 // ---- NODE-011 ----
 
 export function checkMtuDrift(ctx: CheckContext): CheckOutcome {
-  const r = readSettings(ctx)
-  if ('reason' in r) return {status: 'skipped', reason: r.reason}
-  const {settings, unknown, present} = r.s
-  if (present.length === 0) return {status: 'skipped', reason: noCni}
+  const r = settingsToJudge(ctx)
+  if ('skip' in r) return r.skip
+  const {settings, unknown, present} = r
   const findings: FindingDraft[] = []
   let judged = 0
   for (const s of settings) {
