@@ -210,7 +210,6 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
         })
       : undefined
   snap.configMaps = sortByKey([...configMaps, ciliumConfig].filter((c) => c !== undefined))
-  if (unavailable.length > 0) snap.unavailable = [...unavailable].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
   snap.calico = {ipPools: sortByKey(ipPools ?? []), blockAffinities: sortByKey(blockAffinities ?? []), ipamBlocks: sortByKey(ipamBlocks ?? [])}
   // Only when there are some, so snapshots of clusters without them keep their shape.
   if (felixConfigurations !== undefined && felixConfigurations.length > 0) snap.calico.felixConfigurations = sortByKey(felixConfigurations)
@@ -222,7 +221,7 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
       try {
         return await reader.listCiliumNodes()
       } catch (err) {
-        if (err instanceof ClusterAccessError && err.kind === 'status' && err.status?.code === 403) {
+        if (err instanceof ClusterAccessError && err.forbidden) {
           unavailable.push({
             resource: 'ciliumnodes',
             why: 'forbidden',
@@ -234,8 +233,9 @@ export async function readClusterSnapshot(reader: ClusterReader, options: ReadCl
       }
     })
     if (ciliumNodes !== undefined) snap.ciliumNodes = sortByKey(ciliumNodes)
-    if (unavailable.length > 0) snap.unavailable = [...unavailable].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
   }
+  // Every resource noted as unavailable above, in one order whatever finished first.
+  if (unavailable.length > 0) snap.unavailable = [...unavailable].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
 
   // Per-node reads need the node list, so they form a second wave.
   const nodeSlots: CollectionError[] = []
